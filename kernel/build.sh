@@ -118,23 +118,32 @@ if [ $pristine = 0 ]; then
 		grep -v '^\s*\(#\|$\)' "$repo/kernel/series" | while read -r p; do
 			cat "$repo/kernel/patches/$p"; done) | sha256sum | cut -c1-16)
 fi
-branch=scxd
-[ $pristine = 1 ] && branch=scxd-pristine
-if [ "$(git -C "$ksrc" config --get "scxd.$branch" || true)" != "$series_hash" ] ||
-   [ "$(git -C "$ksrc" symbolic-ref -q --short HEAD || true)" != "$branch" ]; then
-	log "applying kernel/series to linux-source-6.12 $kver ($branch)"
-	git -C "$ksrc" am --abort >/dev/null 2>&1 || true
-	git -C "$ksrc" checkout -q -f -B "$branch" pristine
+# The pristine tree is the repo's own checkout; the series is applied in a
+# worktree beside it, so both variants can be built without a checkout
+# touching the other's files (and so without needless rebuilds).
+if [ $pristine = 1 ]; then
+	branch=scxd-pristine
+	ktree=$ksrc
+else
+	branch=scxd
+	ktree=$ksrc-scxd
+	[ -e "$ktree/.git" ] || git -C "$ksrc" worktree add -q -f "$ktree" pristine >&2
+fi
+if [ "$(git -C "$ktree" config --get "scxd.$branch" || true)" != "$series_hash" ] ||
+   [ "$(git -C "$ktree" symbolic-ref -q --short HEAD || true)" != "$branch" ]; then
+	log "applying kernel/series to linux-source-6.12 $kver in $ktree"
+	git -C "$ktree" am --abort >/dev/null 2>&1 || true
+	git -C "$ktree" checkout -q -f -B "$branch" pristine
 	if [ $pristine = 0 ]; then
 		grep -v '^\s*\(#\|$\)' "$repo/kernel/series" | while read -r p; do
 			[ -f "$repo/kernel/patches/$p" ] || die "kernel/series names $p, which is not in kernel/patches/"
-			if ! git -C "$ksrc" am -q --keep-cr "$repo/kernel/patches/$p" >&2; then
-				git -C "$ksrc" am --abort >/dev/null 2>&1 || true
+			if ! git -C "$ktree" am -q --keep-cr "$repo/kernel/patches/$p" >&2; then
+				git -C "$ktree" am --abort >/dev/null 2>&1 || true
 				die "patch $p does not apply to Debian linux-source-6.12 $kver; rebase the series"
 			fi
 		done
 	fi
-	git -C "$ksrc" config "scxd.$branch" "$series_hash"
+	git -C "$ktree" config "scxd.$branch" "$series_hash"
 fi
 
 # --- kernel -----------------------------------------------------------------
@@ -142,14 +151,14 @@ fi
 key=$( (echo "$kver $series_hash"; cat "${fragments[@]}") | sha256sum | cut -c1-16)
 kbuild=$cache/build/$variant
 export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache}
-kmake=(make -C "$ksrc" O="$kbuild" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_TIMESTAMP=scxd KBUILD_BUILD_USER=scxd KBUILD_BUILD_HOST=lab)
+kmake=(make -C "$ktree" O="$kbuild" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_TIMESTAMP=scxd KBUILD_BUILD_USER=scxd KBUILD_BUILD_HOST=lab)
 
 if [ "$(cat "$kbuild/.scxd-key" 2>/dev/null)" != "$key" ] || [ ! -f "$kbuild/arch/x86/boot/bzImage" ]; then
 	log "building $variant kernel (key $key) in $kbuild"
 	mkdir -p "$kbuild"
 	rm -f "$kbuild/.scxd-key"
 	"${kmake[@]}" -s tinyconfig >&2
-	"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$kbuild" "$kbuild/.config" "${fragments[@]}" >/dev/null
+	"$ktree/scripts/kconfig/merge_config.sh" -m -O "$kbuild" "$kbuild/.config" "${fragments[@]}" >/dev/null
 	"${kmake[@]}" -s olddefconfig >&2
 	# every option a fragment asks for must have survived olddefconfig
 	bad=0
@@ -171,13 +180,13 @@ if [ ! -x "$tools/sbin/bpftool" ] || [ ! -f "$tools/lib/libbpf.a" ]; then
 	log "building libbpf and bpftool from the tree into $tools"
 	rm -rf "$tools"
 	mkdir -p "$tools/obj/libbpf" "$tools/obj/bpftool"
-	make -C "$ksrc/tools/lib/bpf" -j"$jobs" -s OUTPUT="$tools/obj/libbpf/" \
+	make -C "$ktree/tools/lib/bpf" -j"$jobs" -s OUTPUT="$tools/obj/libbpf/" \
 		EXTRA_CFLAGS='-g -O2 -fPIC' DESTDIR="$tools" prefix= LIBDIR=/lib \
 		install_headers install_static >&2 2>/dev/null ||
-	make -C "$ksrc/tools/lib/bpf" -j"$jobs" -s OUTPUT="$tools/obj/libbpf/" \
+	make -C "$ktree/tools/lib/bpf" -j"$jobs" -s OUTPUT="$tools/obj/libbpf/" \
 		EXTRA_CFLAGS='-g -O2 -fPIC' DESTDIR="$tools" prefix= all install_headers >&2
 	[ -f "$tools/lib/libbpf.a" ] || { mkdir -p "$tools/lib"; cp "$tools/obj/libbpf/libbpf.a" "$tools/lib/"; }
-	make -C "$ksrc/tools/bpf/bpftool" -j"$jobs" -s OUTPUT="$tools/obj/bpftool/" \
+	make -C "$ktree/tools/bpf/bpftool" -j"$jobs" -s OUTPUT="$tools/obj/bpftool/" \
 		CLANG=clang-19 LLVM_STRIP=llvm-strip-19 >&2
 	mkdir -p "$tools/sbin"
 	cp "$tools/obj/bpftool/bpftool" "$tools/sbin/bpftool"
@@ -193,7 +202,7 @@ env_file=$kbuild/scxd.env
 cat > "$env_file" <<EOF
 KVER='$kver'
 KVARIANT='$variant'
-KDIR='$ksrc'
+KDIR='$ktree'
 KBUILD='$kbuild'
 BZIMAGE='$kbuild/arch/x86/boot/bzImage'
 VMLINUX='$kbuild/vmlinux'

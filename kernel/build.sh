@@ -112,11 +112,14 @@ fi
 
 # --- series -----------------------------------------------------------------
 
+# the patch files kernel/series lists, in order (comments, blank lines skipped)
+series_patches() { grep -v '^[[:space:]]*\(#\|$\)' "$repo/kernel/series" || true; }
+
 series_hash=pristine
 if [ $pristine = 0 ]; then
 	series_hash=$( (cat "$repo/kernel/series";
-		grep -v '^\s*\(#\|$\)' "$repo/kernel/series" | while read -r p; do
-			cat "$repo/kernel/patches/$p"; done) | sha256sum | cut -c1-16)
+		series_patches | while read -r p; do
+			cat "$repo/kernel/patches/$p" 2>/dev/null || echo "missing $p"; done) | sha256sum | cut -c1-16)
 fi
 # The pristine tree is the repo's own checkout; the series is applied in a
 # worktree beside it, so both variants can be built without a checkout
@@ -135,7 +138,7 @@ if [ "$(git -C "$ktree" config --get "scxd.$branch" || true)" != "$series_hash" 
 	git -C "$ktree" am --abort >/dev/null 2>&1 || true
 	git -C "$ktree" checkout -q -f -B "$branch" pristine
 	if [ $pristine = 0 ]; then
-		grep -v '^\s*\(#\|$\)' "$repo/kernel/series" | while read -r p; do
+		series_patches | while read -r p; do
 			[ -f "$repo/kernel/patches/$p" ] || die "kernel/series names $p, which is not in kernel/patches/"
 			if ! git -C "$ktree" am -q --keep-cr "$repo/kernel/patches/$p" >&2; then
 				git -C "$ktree" am --abort >/dev/null 2>&1 || true

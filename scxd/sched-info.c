@@ -97,9 +97,16 @@ static bool rodata_symbol(const struct rodata *rd, const char *name, size_t *off
 	return false;
 }
 
+/*
+ * Not tunables: what scxd sets itself, and the UEI dump length, which only
+ * works together with resizing the dump buffer.
+ */
 static bool is_scxd_variable(const char *name)
 {
-	return streq(name, "sub_cgroup_id") || startswith(name, "scxd_") || name[0] == '_';
+	size_t n = strlen(name);
+
+	return streq(name, "sub_cgroup_id") || startswith(name, "scxd_") || name[0] == '_' ||
+	       (n > 9 && streq(name + n - 9, "_dump_len"));
 }
 
 static int read_enumerators(const struct btf *btf, const struct btf_type *t,

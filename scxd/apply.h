@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#pragma once
+
+/*
+ * Plan steps → kernel. The only stage that is not pure: it opens a
+ * scheduler's .bpf.o with libbpf, writes its tunables into .rodata and
+ * sub_cgroup_id into its struct_ops, loads and attaches it, and pins the
+ * link (and the .data map holding its exit info) under bpffs.
+ */
+
+#include <stdint.h>
+
+#include "actual.h"
+#include "desired.h"
+
+/* 1 if the running kernel's sched_ext_ops has sub_cgroup_id, 0 if not. */
+int apply_kernel_has_sub_sched(void);
+
+/*
+ * Attach node on the cgroup with id cgid (1 for the root). On failure
+ * returns -errno and *reason (allocated) says what libbpf or the kernel
+ * said.
+ */
+int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
+		 uint64_t cgid, char **reason);
+
+/* Unpin and detach what scxd attached on cgroup. */
+int apply_detach(const struct scxd_paths *paths, const char *cgroup);
+
+/*
+ * The exit reason a scheduler recorded (UEI) in its pinned .data map:
+ * "kind N code C: reason (msg)". NULL if it has none.
+ */
+char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *rec);

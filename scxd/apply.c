@@ -20,25 +20,46 @@
 #include "strict.h"
 #include "util.h"
 
-/* The tail of libbpf's messages during one attach, for error reasons. */
-static char libbpf_tail[2048];
+/*
+ * What libbpf said during one attach, for the error reason: warnings and
+ * errors joined on one line, and of a verifier log only its first line
+ * (which says what went wrong); the whole log goes to debug output.
+ */
+static char libbpf_tail[1024];
+
+static void tail_append(const char *s, size_t n)
+{
+	size_t have = strlen(libbpf_tail);
+
+	if (have && have + 2 < sizeof(libbpf_tail)) {
+		memcpy(libbpf_tail + have, "; ", 3);
+		have += 2;
+	}
+	if (have + n >= sizeof(libbpf_tail))
+		n = sizeof(libbpf_tail) - have - 1;
+	memcpy(libbpf_tail + have, s, n);
+	libbpf_tail[have + n] = '\0';
+}
 
 static int libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char line[512];
-	size_t have = strlen(libbpf_tail), n;
+	char msg[8192];
+	const char *log, *p;
 
 	if (level == LIBBPF_DEBUG)
 		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	n = strlen(line);
-	if (have + n >= sizeof(libbpf_tail)) {
-		/* keep the last messages: they say why */
-		memmove(libbpf_tail, libbpf_tail + have / 2, have - have / 2 + 1);
-		have = strlen(libbpf_tail);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	log = strstr(msg, "-- BEGIN PROG LOAD LOG --");
+	if (log) {
+		log += strlen("-- BEGIN PROG LOAD LOG --");
+		log += strspn(log, "\n");
+		tail_append(log, strcspn(log, "\n"));
+		return 0;
 	}
-	if (have + n < sizeof(libbpf_tail))
-		memcpy(libbpf_tail + have, line, n + 1);
+	p = msg;
+	if (startswith(p, "libbpf: "))
+		p += strlen("libbpf: ");
+	tail_append(p, strcspn(p, "\n"));
 	return 0;
 }
 
@@ -147,7 +168,6 @@ static int fail(int r, char **reason, const char *fmt, ...)
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	libbpf_tail[strcspn(libbpf_tail, "\0")] = '\0';
 	if (asprintf(reason, "%s%s%s", msg ?: "?", *libbpf_tail ? "; libbpf: " : "",
 		     libbpf_tail) < 0)
 		*reason = NULL;
@@ -325,6 +345,23 @@ int apply_detach(const struct scxd_paths *paths, const char *cgroup)
 	return pin_record_remove(paths, cgroup);
 }
 
+/* enum scx_exit_kind, as in the kernel and the seeds (SCX_EXIT_PARENT). */
+static const char *exit_kind_name(int kind)
+{
+	switch (kind) {
+	case 1: return "done";
+	case 64: return "unregistered";
+	case 65: return "unregistered by BPF";
+	case 66: return "unregistered by the kernel";
+	case 67: return "sysrq";
+	case 68: return "parent exited";
+	case 1024: return "error";
+	case 1025: return "BPF error";
+	case 1026: return "stall (watchdog)";
+	default: return NULL;
+	}
+}
+
 char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *rec)
 {
 	struct bpf_map_info info = {};
@@ -351,7 +388,8 @@ char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *r
 		memcpy(&kind, u, sizeof(kind));
 		memcpy(&code, u + 8, sizeof(code));
 		if (kind != 0 &&
-		    asprintf(&out, "kind %d code %lld: %.128s%s%.1024s%s", kind, code, (const char *)u + 16,
+		    asprintf(&out, "%s, kind %d, code %lld: %.128s%s%.1024s%s",
+			     exit_kind_name(kind) ?: "unknown", kind, code, (const char *)u + 16,
 			     u[144] ? " (" : "", (const char *)u + 144, u[144] ? ")" : "") < 0)
 			out = NULL;
 	}

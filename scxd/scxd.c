@@ -293,8 +293,9 @@ static void handle_exits(struct daemon *d, const struct actual_state *a,
 
 		log_warning(0, ABOUT(.cgroup = rec->cgroup, .scheduler = rec->scheduler,
 				     .exit_reason = reason ?: "unknown"),
-			    "%s: scheduler %s exited (%s); its tasks run on the parent, retrying in %" PRIu64 " s",
+			    "%s: scheduler %s exited (%s); its tasks run on %s meanwhile, retrying in %" PRIu64 " s",
 			    rec->cgroup, rec->scheduler, reason ?: "no exit info recorded",
+			    streq(rec->cgroup, "/") ? "the kernel's fair class" : "the parent scheduler",
 			    delay / 1000000);
 	}
 }
@@ -421,7 +422,7 @@ static int reconcile(struct daemon *d, bool dry_run)
 	d->log_notes = false;
 	if (desired.unsupported_children && !d->unsupported_reported) {
 		log_notice(ABOUT(.file = d->policy_file),
-			   "%s: %zu cgroups match child entries, but this kernel has no sched_ext sub-scheduler support (sched_ext_ops.sub_cgroup_id); only the root entry is applied",
+			   "%s: %zu cgroup(s) match child entries, but this kernel has no sched_ext sub-scheduler support (sched_ext_ops.sub_cgroup_id); only the root entry is applied",
 			   d->policy_file, desired.unsupported_children);
 		d->unsupported_reported = true;
 	}

@@ -29,7 +29,7 @@ attach /scxd-demo.slice/web.scope vtime (new)
 attach /workload/a lat (new)" "nothing attached: parents first, the literal beats the glob"
 
 got=$(run no)
-expect "$got" "scxd: ${policy}: 3 cgroups match child entries, but this kernel has no sched_ext sub-scheduler support (sched_ext_ops.sub_cgroup_id); only the root entry is applied
+expect "$got" "scxd: ${policy}: 3 cgroup(s) match child entries, but this kernel has no sched_ext sub-scheduler support (sched_ext_ops.sub_cgroup_id); only the root entry is applied
 attach / wparent (new)" "no sub-scheduler support: root only, said once"
 
 # Adopt: the root and web.scope are attached by a previous scxd.

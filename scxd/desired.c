@@ -78,11 +78,15 @@ const struct sched_node *sched_tree_find(const struct sched_tree *t, const char 
 {
 	struct sched_node key = { .cgroup = (char *)cgroup };
 
+	if (t->n == 0)
+		return NULL;
 	return bsearch(&key, t->nodes, t->n, sizeof(*t->nodes), node_order_cmp);
 }
 
 int sched_tree_link(struct sched_tree *t)
 {
+	if (t->n == 0)
+		return 0;
 	qsort(t->nodes, t->n, sizeof(*t->nodes), node_order_cmp);
 	/* A cgroup listed twice keeps one node. */
 	for (size_t i = 1; i < t->n;) {

@@ -740,6 +740,22 @@ static int setup_events(struct daemon *d)
 	return 0;
 }
 
+static void daemon_done(struct daemon *d)
+{
+	for (size_t i = 0; i < d->n_backoffs; i++) {
+		free(d->backoffs[i].cgroup);
+		free(d->backoffs[i].reason);
+	}
+	free(d->backoffs);
+	sd_event_source_unref(d->reconcile_source);
+	sd_event_source_unref(d->retry_timer);
+	sd_event_unref(d->event);
+	if (d->inotify_fd >= 0)
+		close(d->inotify_fd);
+	policy_free(d->policy);
+	sched_dir_catalog_free(d->catalog);
+}
+
 /* ---- command line ---- */
 
 static int describe(struct daemon *d, const char *name)
@@ -874,9 +890,13 @@ int main(int argc, char **argv)
 		log_error(0, ABOUT(.file = d.policy_file), "%s: no valid policy, exiting", d.policy_file);
 		return 1;
 	}
-	if (dry_run)
-		return reconcile(&d, true) < 0 ? 1 : 0;
-	if (!dry_run && geteuid() != 0) {
+	if (dry_run) {
+		r = reconcile(&d, true);
+		daemon_done(&d);
+		return r < 0 ? 1 : 0;
+	}
+	if (geteuid() != 0) {
+		daemon_done(&d);
 		log_error(-EPERM, NULL, "scxd must run as root (it loads BPF schedulers)");
 		return 1;
 	}
@@ -895,8 +915,6 @@ int main(int argc, char **argv)
 	log_info(ABOUT(.file = d.policy_file),
 		 "exiting; attached schedulers stay pinned under %s for the next scxd to adopt",
 		 d.paths.pin_dir);
-	sd_event_unref(d.event);
-	policy_free(d.policy);
-	sched_dir_catalog_free(d.catalog);
+	daemon_done(&d);
 	return r < 0 ? 1 : 0;
 }

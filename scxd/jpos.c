@@ -85,16 +85,61 @@ static int record(struct walker *w, const char *suffix, unsigned line, unsigned 
 	return 0;
 }
 
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decode the four hex digits after "\u" (cursor on the 'u') into UTF-8. */
+static size_t decode_u_escape(struct walker *w, char out[4])
+{
+	unsigned cp = 0;
+
+	for (int k = 0; k < 4; k++) {
+		int h;
+
+		advance(w);
+		h = at_end(w) ? -1 : hex_value(w->s[w->i]);
+		if (h < 0)
+			return 0;
+		cp = cp << 4 | h;
+	}
+	if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff)) {
+		out[0] = '?';	/* NUL or half a surrogate pair: no key of scxd's */
+		return 1;
+	}
+	if (cp < 0x80) {
+		out[0] = cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = 0xc0 | cp >> 6;
+		out[1] = 0x80 | (cp & 0x3f);
+		return 2;
+	}
+	out[0] = 0xe0 | cp >> 12;
+	out[1] = 0x80 | ((cp >> 6) & 0x3f);
+	out[2] = 0x80 | (cp & 0x3f);
+	return 3;
+}
+
 /*
- * Read a string starting at the opening quote. Writes the decoded bytes,
- * escaped for a JSON pointer, to the pointer when as_key is set.
+ * Read a string starting at the opening quote. With as_key, append the
+ * decoded bytes, escaped for a JSON pointer (jpos_escape()), to the pointer.
  */
 static bool walk_string(struct walker *w, bool as_key)
 {
 	advance(w); /* opening quote */
 	while (!at_end(w)) {
 		char c = w->s[w->i];
-		char buf[2] = { c, 0 };
+		char buf[4] = { c };
+		size_t n = 1;
 
 		if (c == '"') {
 			advance(w);
@@ -108,18 +153,15 @@ static bool walk_string(struct walker *w, bool as_key)
 			buf[0] = c == 'n' ? '\n' : c == 't' ? '\t' :
 				 c == 'r' ? '\r' : c == 'b' ? '\b' :
 				 c == 'f' ? '\f' : c;
-			if (c == 'u') {
-				/* Keep \uXXXX undecoded: such keys are never scxd's. */
-				buf[0] = '?';
-				for (int k = 0; k < 4 && !at_end(w); k++)
-					advance(w);
-			}
+			if (c == 'u')
+				n = decode_u_escape(w, buf);
+			if (n == 0)
+				return false;
 		}
-		if (as_key) {
-			const char *piece = buf[0] == '~' ? "~0" :
-					    buf[0] == '/' ? "~1" : buf;
+		for (size_t k = 0; as_key && k < n; k++) {
+			const char *piece = buf[k] == '~' ? "~0" : buf[k] == '/' ? "~1" : NULL;
 
-			if (ptr_append(w, piece, strlen(piece)) < 0) {
+			if (ptr_append(w, piece ?: &buf[k], piece ? 2 : 1) < 0) {
 				w->error = -ENOMEM;
 				return false;
 			}
@@ -127,6 +169,24 @@ static bool walk_string(struct walker *w, bool as_key)
 		advance(w);
 	}
 	return false;
+}
+
+char *jpos_escape(const char *key)
+{
+	char *out = malloc(strlen(key) * 2 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (const char *p = key; *p; p++) {
+		if (*p == '~' || *p == '/') {
+			*o++ = '~';
+			*o++ = *p == '~' ? '0' : '1';
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	return out;
 }
 
 static bool walk_value(struct walker *w, unsigned depth);

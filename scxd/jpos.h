@@ -28,3 +28,6 @@ void jpos_lookup(const struct jpos_index *idx, const char *pointer,
 		 unsigned *line, unsigned *column);
 
 void jpos_index_done(struct jpos_index *idx);
+
+/* An object key as a JSON pointer token: '~' → "~0", '/' → "~1". */
+char *jpos_escape(const char *key);

@@ -107,14 +107,15 @@ static bool check_keys(struct parse_ctx *ctx, const char *pointer, json_t *obj,
 	bool ok = true;
 
 	json_object_foreach(obj, key, v) {
+		_cleanup_free_ char *kp = NULL, *token = NULL;
 		bool known = false;
-		_cleanup_free_ char *kp = NULL;
 
 		for (size_t i = 0; i < n_allowed; i++)
 			known = known || streq(key, allowed[i]);
 		if (known)
 			continue;
-		if (asprintf(&kp, "%s/%s#key", pointer, key) < 0) {
+		token = jpos_escape(key);
+		if (!token || asprintf(&kp, "%s/%s#key", pointer, token) < 0) {
 			ctx->error = -ENOMEM;
 			return false;
 		}
@@ -206,12 +207,12 @@ static bool parse_tunables(struct parse_ctx *ctx, const char *ep, struct policy_
 	json_object_foreach(obj, key, v) {
 		const struct sched_tunable *t = sched_info_find_tunable(s, key);
 		const char *ename = policy_entry_name(e);
-		_cleanup_free_ char *vp = NULL, *kp = NULL;
+		_cleanup_free_ char *vp = NULL, *kp = NULL, *token = jpos_escape(key);
 		char type[16];
 		uint64_t raw = 0;
 		bool good;
 
-		if (asprintf(&vp, "%s/tunables/%s", ep, key) < 0 ||
+		if (!token || asprintf(&vp, "%s/tunables/%s", ep, token) < 0 ||
 		    asprintf(&kp, "%s#key", vp) < 0) {
 			ctx->error = -ENOMEM;
 			return false;

@@ -216,6 +216,21 @@ static void test_depth_is_limited_to_four(void)
 		      "t.json:6:14: entries[4] \"/a/b/c/d\": would nest 5 schedulers deep (root included, parent entries[3] \"/a/*/c\"); the kernel allows 4");
 }
 
+static void test_positions_survive_odd_keys_and_text(void)
+{
+	/* '/' and '~' in a key are escaped in the JSON pointer, multi-byte
+	 * characters count as one column, as jansson counts them */
+	EXPECT_ERRORS("{\"version\": 1, \"entries\": [\n"
+		      "  {\"cgroup\": \"/\", \"scheduler\": \"wparent\", \"comment\": \"\xc3\xa9t\xc3\xa9\",\n"
+		      "   \"tunables\": {\"a/b~c\": 1}}]}",
+		      "t.json:3:17: entries[0] \"/\": scheduler \"wparent\" has no tunable \"a/b~c\" (available: slice_us, weight_max, nice_bias, boost, mode)");
+	EXPECT_ERRORS("{\"version\": 1, \"entries\": [{\"cgroup\": \"/\", \"scheduler\": \"wparent\"}], \"\xc3\xa9\": 1}",
+		      "t.json:1:70: top level: unknown key \"\xc3\xa9\" (expected: version, entries, comment)");
+	EXPECT_ERRORS("{\"version\": 1, \"entries\": [{\"cgroup\": \"/\", \"scheduler\": \"wparent\","
+		      " \"x\\u0041\": 1}]}",
+		      "t.json:1:68: entries[0] \"/\": unknown key \"xA\" (expected: cgroup, scheduler, tunables, comment)");
+}
+
 static void test_all_errors_are_reported_at_once(void)
 {
 	EXPECT_ERRORS("{\"version\": 1, \"entries\": [\n"
@@ -236,6 +251,7 @@ int main(void)
 	test_ties_and_duplicates_name_both_entries();
 	test_children_need_a_parent_that_hosts_them();
 	test_depth_is_limited_to_four();
+	test_positions_survive_odd_keys_and_text();
 	test_all_errors_are_reported_at_once();
 	return test_main_end("test-policy");
 }

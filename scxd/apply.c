@@ -63,12 +63,6 @@ static int libbpf_capture(enum libbpf_print_level level, const char *fmt, va_lis
 	return 0;
 }
 
-static void bpf_object_closep(struct bpf_object **o)
-{
-	if (*o)
-		bpf_object__close(*o);
-}
-
 static void btf_freep(struct btf **b)
 {
 	btf__free(*b);
@@ -240,55 +234,63 @@ static int pin_paths(const struct scxd_paths *paths, const char *cgroup, char *d
 	return 0;
 }
 
-int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
-		 uint64_t cgid, char **reason)
+void apply_object_done(struct apply_object *o)
 {
-	_cleanup_(bpf_object_closep) struct bpf_object *obj = NULL;
-	_cleanup_free_ char *obj_path = NULL, *why = NULL, *ops_name = NULL;
-	struct pin_record rec = { .uei_offset = SIZE_MAX };
-	struct bpf_map *st, *data_map;
-	struct bpf_link *link;
-	char dir[4096], pin[4200];
+	if (o->obj)
+		bpf_object__close(o->obj);
+	free(o->ops_name);
+	*o = (struct apply_object){ .uei_offset = SIZE_MAX };
+}
+
+static void apply_object_donep(struct apply_object *o)
+{
+	apply_object_done(o);
+}
+
+int apply_open(const char *obj_path, const struct sched_node *node, uint64_t cgid,
+	       struct apply_object *ret, char **reason)
+{
+	_cleanup_(apply_object_donep) struct apply_object o = { .uei_offset = SIZE_MAX };
+	_cleanup_free_ char *why = NULL;
 	size_t off, size;
 	int r;
 
 	*reason = NULL;
+	*ret = (struct apply_object){ .uei_offset = SIZE_MAX };
 	libbpf_tail[0] = '\0';
 	libbpf_set_print(libbpf_capture);
 
-	if (asprintf(&obj_path, "%s/%s.bpf.o", paths->sched_dir, node->scheduler) < 0)
-		return -ENOMEM;
 	r = strict_check_path(obj_path, &why);
 	if (r < 0)
 		return fail(r, reason, "%s", why ?: "refused");
-
-	obj = bpf_object__open_file(obj_path, NULL);
-	if (!obj)
+	o.obj = bpf_object__open_file(obj_path, NULL);
+	if (!o.obj)
 		return fail(-errno, reason, "cannot open %s: %s", obj_path, strerror(errno));
-	st = find_map(obj, NULL, true);
-	if (!st)
+	o.st = find_map(o.obj, NULL, true);
+	if (!o.st)
 		return fail(-ENOENT, reason, "%s has no struct_ops map", obj_path);
-
-	r = set_rodata(obj, node, cgid, reason);
+	r = set_rodata(o.obj, node, cgid, reason);
 	if (r < 0)
 		return r;
-	r = set_struct_ops(obj, st, node->cgroup, cgid, &ops_name, reason);
+	r = set_struct_ops(o.obj, o.st, node->cgroup, cgid, &o.ops_name, reason);
 	if (r < 0)
 		return r;
-	data_map = find_map(obj, ".data", false);
-	if (data_map && datasec_var(bpf_object__btf(obj), ".data", "uei", &off, &size) == 0)
-		rec.uei_offset = off;
+	o.data = find_map(o.obj, ".data", false);
+	if (o.data && datasec_var(bpf_object__btf(o.obj), ".data", "uei", &off, &size) == 0)
+		o.uei_offset = off;
+	*ret = o;
+	o = (struct apply_object){};
+	return 0;
+}
 
-	r = bpf_object__load(obj);
-	if (r < 0)
-		return fail(r, reason, "loading %s failed: %s", obj_path, strerror(-r));
+/* Pin the link and the .data map under the node's directory. */
+static int pin_link(const struct scxd_paths *paths, const char *cgroup, struct bpf_link *link,
+		    struct apply_object *o, char **reason)
+{
+	char dir[4096], pin[4200];
+	int r;
 
-	link = bpf_map__attach_struct_ops(st);
-	if (!link)
-		return fail(-errno, reason, "kernel refused to attach %s: %s", node->scheduler,
-			    strerror(errno));
-
-	r = pin_paths(paths, node->cgroup, dir, sizeof(dir));
+	r = pin_paths(paths, cgroup, dir, sizeof(dir));
 	if (r == 0 && mkdir(paths->pin_dir, 0700) < 0 && errno != EEXIST)
 		r = -errno;
 	if (r == 0 && mkdir(dir, 0700) < 0 && errno != EEXIST)
@@ -296,25 +298,52 @@ int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
 	snprintf(pin, sizeof(pin), "%s/link", dir);
 	if (r == 0)
 		r = bpf_link__pin(link, pin);
-	if (r < 0) {
-		bpf_link__destroy(link); /* detaches: nothing unpinned stays behind */
+	if (r < 0)
 		return fail(r, reason, "cannot pin link at %s: %s", pin, strerror(-r));
-	}
-	if (data_map) {
+	if (o->data) {
 		snprintf(pin, sizeof(pin), "%s/data", dir);
 		unlink(pin);
-		if (bpf_map__pin(data_map, pin) < 0)
-			rec.uei_offset = SIZE_MAX;
+		if (bpf_map__pin(o->data, pin) < 0)
+			o->uei_offset = SIZE_MAX;
+	}
+	return 0;
+}
+
+int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
+		 uint64_t cgid, char **reason)
+{
+	_cleanup_(apply_object_donep) struct apply_object o = { .uei_offset = SIZE_MAX };
+	_cleanup_free_ char *obj_path = NULL;
+	struct pin_record rec;
+	struct bpf_link *link;
+	int r;
+
+	if (asprintf(&obj_path, "%s/%s.bpf.o", paths->sched_dir, node->scheduler) < 0)
+		return -ENOMEM;
+	r = apply_open(obj_path, node, cgid, &o, reason);
+	if (r < 0)
+		return r;
+
+	r = bpf_object__load(o.obj);
+	if (r < 0)
+		return fail(r, reason, "loading %s failed: %s", obj_path, strerror(-r));
+	link = bpf_map__attach_struct_ops(o.st);
+	if (!link)
+		return fail(-errno, reason, "kernel refused to attach %s: %s", node->scheduler,
+			    strerror(errno));
+	r = pin_link(paths, node->cgroup, link, &o, reason);
+	if (r < 0) {
+		bpf_link__destroy(link); /* detaches: nothing unpinned stays behind */
+		return r;
 	}
 	bpf_link__disconnect(link);
 	bpf_link__destroy(link);
 
-	rec.cgroup = node->cgroup;
-	rec.scheduler = node->scheduler;
-	rec.ops = ops_name;
-	rec.cgid = cgid;
-	rec.tunables = node->tunables;
-	rec.n_tunables = node->n_tunables;
+	rec = (struct pin_record){
+		.cgroup = node->cgroup, .scheduler = node->scheduler, .ops = o.ops_name,
+		.cgid = cgid, .uei_offset = o.uei_offset,
+		.tunables = node->tunables, .n_tunables = node->n_tunables,
+	};
 	r = pin_record_write(paths, &rec);
 	if (r < 0)
 		return fail(r, reason, "attached, but cannot record it in %s: %s",

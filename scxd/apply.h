@@ -16,6 +16,26 @@
 /* 1 if the running kernel's sched_ext_ops has sub_cgroup_id, 0 if not. */
 int apply_kernel_has_sub_sched(void);
 
+/* An object opened and configured for one node, not loaded yet. */
+struct bpf_object;
+struct bpf_map;
+struct apply_object {
+	struct bpf_object *obj;
+	struct bpf_map *st;		/* the struct_ops map */
+	struct bpf_map *data;		/* .data, where uei lives; may be NULL */
+	char *ops_name;			/* sched_ext_ops.name */
+	size_t uei_offset;		/* SIZE_MAX if none */
+};
+
+/*
+ * Open obj_path and write node's tunables and the cgroup id into it:
+ * .rodata variables by name, sched_ext_ops.sub_cgroup_id by its BTF member
+ * offset (cgid 1, the root, leaves it 0). Exposed for the host tests.
+ */
+int apply_open(const char *obj_path, const struct sched_node *node, uint64_t cgid,
+	       struct apply_object *ret, char **reason);
+void apply_object_done(struct apply_object *o);
+
 /*
  * Attach node on the cgroup with id cgid (1 for the root). On failure
  * returns -errno and *reason (allocated) says what libbpf or the kernel

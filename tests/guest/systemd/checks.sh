@@ -27,8 +27,9 @@ while [ "$(cat /sys/kernel/sched_ext/state 2>/dev/null)" != enabled ] && [ $i -l
 done
 got=$(cat /sys/kernel/sched_ext/root/ops 2>/dev/null)
 kstate=$(cat /sys/kernel/sched_ext/state 2>/dev/null)
+# the kernel names a scheduler by its struct_ops name, scxd_<scheduler>
 case "$got" in
-"$want"*) ok "root-scheduler-is-policy-root (ops=$got state=$kstate)" ;;
+"$want"|"scxd_$want") ok "root-scheduler-is-policy-root (ops=$got state=$kstate)" ;;
 *) nok root-scheduler-is-policy-root "want $want, kernel has '$got', state $kstate" ;;
 esac
 
@@ -38,6 +39,43 @@ if ls /sys/fs/bpf/scxd 2>/dev/null | grep -q .; then
 else
 	nok link-pinned "nothing under /sys/fs/bpf/scxd"
 fi
+
+# kill -9: systemd restarts scxd, which adopts the pinned root scheduler
+# instead of loading it again (the kernel's enable_seq counts enables)
+seq0=$(cat /sys/kernel/sched_ext/enable_seq)
+restarts0=$(systemctl show -p NRestarts --value scxd.service)
+systemctl kill -s KILL scxd.service
+i=0
+while [ "$(systemctl show -p NRestarts --value scxd.service)" = "$restarts0" ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+while [ "$(systemctl is-active scxd.service)" != active ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+sleep 2
+seq1=$(cat /sys/kernel/sched_ext/enable_seq)
+restarts1=$(systemctl show -p NRestarts --value scxd.service)
+if [ "$restarts1" -gt "$restarts0" ] && [ "$(systemctl is-active scxd.service)" = active ] &&
+   [ "$seq1" = "$seq0" ] && [ "$(cat /sys/kernel/sched_ext/state)" = enabled ]; then
+	ok "kill-9-restart-adopts (restarts $restarts0->$restarts1, enable_seq $seq0->$seq1, ${i}s)"
+else
+	nok kill-9-restart-adopts "restarts $restarts0->$restarts1, enable_seq $seq0->$seq1, state $(cat /sys/kernel/sched_ext/state)"
+fi
+
+# a reload with a broken policy is rejected with file:line:column and
+# changes nothing in the kernel
+cp /etc/scxd/policy.json /run/policy.good
+printf '{\n  "version": 1,\n  "entries": [ { "cgroup": "/", "scheduler": } ]\n}\n' > /etc/scxd/policy.json
+seq0=$(cat /sys/kernel/sched_ext/enable_seq)
+since=$(date +%s)
+systemctl reload scxd.service
+sleep 3
+err=$(journalctl -u scxd.service --since "@$since" --no-pager -o cat | grep -m1 'policy.json:3:')
+seq1=$(cat /sys/kernel/sched_ext/enable_seq)
+if [ -n "$err" ] && [ "$seq1" = "$seq0" ] && [ "$(systemctl is-active scxd.service)" = active ] &&
+   [ "$(cat /sys/kernel/sched_ext/root/ops 2>/dev/null)" = "$got" ]; then
+	ok "broken-reload-keeps-state (\"$err\", enable_seq $seq0->$seq1)"
+else
+	nok broken-reload-keeps-state "journal: '$err', enable_seq $seq0->$seq1, ops $(cat /sys/kernel/sched_ext/root/ops 2>/dev/null)"
+fi
+cp /run/policy.good /etc/scxd/policy.json
+systemctl reload scxd.service
 
 echo "--- scxctl status"
 scxctl status

@@ -116,6 +116,31 @@ char *cgroup_escape(const char *path)
 	return out;
 }
 
+static char *cgroup_unescape(const char *name)
+{
+	char *out, *o;
+
+	if (streq(name, "-"))
+		return strdup("/");
+	out = malloc(strlen(name) + 2);
+	if (!out)
+		return NULL;
+	o = out;
+	*o++ = '/';
+	for (const char *p = name; *p; p++) {
+		unsigned v;
+
+		if (*p == '%' && sscanf(p + 1, "%2x", &v) == 1 && p[1] && p[2]) {
+			*o++ = (char)v;
+			p += 2;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
 /* ---- sysfs ---- */
 
 static char *read_small_file(const char *path)
@@ -368,6 +393,63 @@ static int read_records(const struct scxd_paths *paths, struct actual_state *a)
 	return r;
 }
 
+/*
+ * Pins without a record (the runtime directory was lost): still scxd's.
+ * They are adopted under the name "(unrecorded)", so the plan replaces
+ * them with what the policy says, or detaches them.
+ */
+static int adopt_unrecorded_pins(const struct scxd_paths *paths, const struct cgroup_list *cg,
+				 struct actual_state *a)
+{
+	DIR *d = opendir(paths->pin_dir);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (r == 0 && (de = readdir(d))) {
+		_cleanup_free_ char *cgroup = NULL;
+		char link[4200];
+		struct pin_record *v;
+		bool known = false;
+		uint64_t cgid;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s/link", paths->pin_dir, de->d_name);
+		if (access(link, F_OK) < 0)
+			continue;
+		cgroup = cgroup_unescape(de->d_name);
+		if (!cgroup) {
+			r = -ENOMEM;
+			break;
+		}
+		for (size_t i = 0; i < a->n_pins; i++)
+			known = known || streq(a->pins[i].cgroup, cgroup);
+		if (known)
+			continue;
+		v = realloc(a->pins, (a->n_pins + 1) * sizeof(*v));
+		if (!v) {
+			r = -ENOMEM;
+			break;
+		}
+		a->pins = v;
+		cgid = streq(cgroup, "/") ? 1 : cgroup_list_id(cg, cgroup);
+		v[a->n_pins] = (struct pin_record){
+			.cgid = cgid, .scheduler = strdup("(unrecorded)"),
+			.cgroup = TAKE_PTR(cgroup), .uei_offset = SIZE_MAX,
+		};
+		if (!v[a->n_pins].scheduler) {
+			free(v[a->n_pins].cgroup);
+			r = -ENOMEM;
+			break;
+		}
+		a->n_pins++;
+	}
+	closedir(d);
+	return r;
+}
+
 static bool pin_is_live(const struct actual_state *a, const struct pin_record *rec,
 			const struct cgroup_list *cgroups)
 {
@@ -412,6 +494,9 @@ int actual_read(const struct scxd_paths *paths, const struct cgroup_list *cgroup
 	if (r < 0)
 		return r;
 	r = read_records(paths, &a);
+	if (r < 0)
+		return r;
+	r = adopt_unrecorded_pins(paths, cgroups, &a);
 	if (r < 0)
 		return r;
 	a.pin_live = calloc(a.n_pins + 1, sizeof(bool));

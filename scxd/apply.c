@@ -391,7 +391,7 @@ static const char *exit_kind_name(int kind)
 	}
 }
 
-char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *rec)
+char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *rec, int *kind_ret)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info), zero = 0;
@@ -400,6 +400,7 @@ char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *r
 	char *out = NULL;
 	int fd;
 
+	*kind_ret = 0;
 	if (rec->uei_offset == SIZE_MAX || pin_paths(paths, rec->cgroup, dir, sizeof(dir)) < 0)
 		return NULL;
 	snprintf(pin, sizeof(pin), "%s/data", dir);
@@ -416,6 +417,7 @@ char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *r
 
 		memcpy(&kind, u, sizeof(kind));
 		memcpy(&code, u + 8, sizeof(code));
+		*kind_ret = kind;
 		if (kind != 0 &&
 		    asprintf(&out, "%s, kind %d, code %lld: %.128s%s%.1024s%s",
 			     exit_kind_name(kind) ?: "unknown", kind, code, (const char *)u + 16,

@@ -47,8 +47,12 @@ int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
 /* Unpin and detach what scxd attached on cgroup. */
 int apply_detach(const struct scxd_paths *paths, const char *cgroup);
 
+/* enum scx_exit_kind values scxd acts on */
+#define SCXD_EXIT_PARENT 68	/* SCX_EXIT_PARENT: disabled because its parent went */
+
 /*
  * The exit reason a scheduler recorded (UEI) in its pinned .data map:
- * "kind N code C: reason (msg)". NULL if it has none.
+ * "<kind name>, kind N, code C: reason (msg)", and the kind. NULL (kind 0)
+ * if it recorded none.
  */
-char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *rec);
+char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *rec, int *kind);

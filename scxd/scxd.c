@@ -71,6 +71,7 @@ struct daemon {
 	int sub_sched;			/* 1 yes, 0 no, < 0 no sched_ext */
 	bool unsupported_reported;
 	bool log_notes;
+	char *blocked_reported;		/* "cgroup\tsched\n"... already warned about */
 
 	sd_event *event;
 	sd_event_source *reconcile_source;
@@ -273,12 +274,14 @@ static void handle_exits(struct daemon *d, const struct actual_state *a,
 	for (size_t i = 0; i < a->n_pins; i++) {
 		const struct pin_record *rec = &a->pins[i];
 		_cleanup_free_ char *reason = NULL;
+		uint64_t delay;
 		bool gone;
+		int kind;
 
 		if (a->pin_live[i])
 			continue;
 		gone = !streq(rec->cgroup, "/") && cgroup_list_id(cgroups, rec->cgroup) != rec->cgid;
-		reason = apply_read_exit(&d->paths, rec);
+		reason = apply_read_exit(&d->paths, rec, &kind);
 		apply_detach(&d->paths, rec->cgroup);
 		d->counters.exits++;
 		if (gone) {
@@ -289,7 +292,15 @@ static void handle_exits(struct daemon *d, const struct actual_state *a,
 			backoff_forget(d, rec->cgroup);
 			continue;
 		}
-		uint64_t delay = backoff_fail(d, rec->cgroup, reason ?: "exited");
+		if (kind == SCXD_EXIT_PARENT) {
+			/* Not its fault: reattached right after its parent. */
+			log_info(ABOUT(.cgroup = rec->cgroup, .scheduler = rec->scheduler,
+				       .exit_reason = reason),
+				 "%s: scheduler %s disabled with its parent (%s); reattaching it under the new parent",
+				 rec->cgroup, rec->scheduler, reason);
+			continue;
+		}
+		delay = backoff_fail(d, rec->cgroup, reason ?: "exited");
 
 		log_warning(0, ABOUT(.cgroup = rec->cgroup, .scheduler = rec->scheduler,
 				     .exit_reason = reason ?: "unknown"),
@@ -384,6 +395,37 @@ static void notify_status(struct daemon *d, size_t attached)
 		   attached, d->n_backoffs, d->policy_file);
 }
 
+/*
+ * Desired nodes on cgroups where a scheduler scxd did not attach runs:
+ * warned about once, again only after the set changes.
+ */
+static void report_blocked(struct daemon *d, const struct plan *plan,
+			   const struct sched_tree *actual)
+{
+	_cleanup_free_ char *now = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&now, &len);
+
+	if (!f)
+		return;
+	for (size_t i = 0; i < plan->n_blocked; i++)
+		fprintf(f, "%s\t%s\n", plan->blocked[i]->cgroup, plan->blocked[i]->scheduler);
+	if (fclose(f) != 0)
+		return;
+	if (d->blocked_reported && streq(d->blocked_reported, now))
+		return;
+	for (size_t i = 0; i < plan->n_blocked; i++) {
+		const struct sched_node *n = plan->blocked[i];
+		const struct sched_node *other = sched_tree_find(actual, n->cgroup);
+
+		log_warning(0, ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler),
+			    "%s: runs %s, which scxd did not attach; not replacing it with %s",
+			    n->cgroup, other ? other->scheduler : "another scheduler", n->scheduler);
+	}
+	free(d->blocked_reported);
+	d->blocked_reported = TAKE_PTR(now);
+}
+
 /* Read the world, compute desired state and plan; print or apply it. */
 static int reconcile(struct daemon *d, bool dry_run)
 {
@@ -430,14 +472,7 @@ static int reconcile(struct daemon *d, bool dry_run)
 	r = plan_build(&desired.tree, &actual.tree, &plan);
 	if (r < 0)
 		return log_error(r, ABOUT(.file = d->policy_file), "out of memory");
-	for (size_t i = 0; i < plan.n_blocked; i++) {
-		const struct sched_node *n = plan.blocked[i];
-		const struct sched_node *f = sched_tree_find(&actual.tree, n->cgroup);
-
-		log_warning(0, ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler),
-			    "%s: runs %s, which scxd did not attach; not replacing it with %s",
-			    n->cgroup, f ? f->scheduler : "another scheduler", n->scheduler);
-	}
+	report_blocked(d, &plan, &actual.tree);
 	if (dry_run) {
 		for (size_t i = 0; i < plan.n; i++)
 			printf("%s %s %s (%s)\n", plan_op_name(plan.steps[i].op),
@@ -747,6 +782,7 @@ static void daemon_done(struct daemon *d)
 		free(d->backoffs[i].reason);
 	}
 	free(d->backoffs);
+	free(d->blocked_reported);
 	sd_event_source_unref(d->reconcile_source);
 	sd_event_source_unref(d->retry_timer);
 	sd_event_unref(d->event);

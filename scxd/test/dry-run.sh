@@ -60,4 +60,16 @@ got=$(run yes)
 expect "$got" "attach /scxd-demo.slice/batch.scope fifo (new)
 attach /scxd-demo.slice/web.scope vtime (new)
 attach /workload/a lat (new)" "an exited child is reattached"
-echo "dry-run: 5 passed, 0 failed"
+# The records are lost (runtime directory gone) but the pins remain: the
+# pinned schedulers are still scxd's, replaced rather than left as foreign.
+mkdir -p "$tmp/sys/root/sub/sub-$web_id"
+echo vtime > "$tmp/sys/root/sub/sub-$web_id/ops"
+rm -rf "$tmp/state/nodes"
+got=$(run yes)
+expect "$got" "detach /scxd-demo.slice/web.scope (unrecorded) (changed)
+detach / (unrecorded) (changed)
+attach / wparent (changed)
+attach /scxd-demo.slice/batch.scope fifo (new)
+attach /scxd-demo.slice/web.scope vtime (changed)
+attach /workload/a lat (new)" "pins without records are adopted and replaced"
+echo "dry-run: 6 passed, 0 failed"

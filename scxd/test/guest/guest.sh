@@ -139,6 +139,10 @@ fi
 
 # 8. The control socket is root's alone.
 check control-socket-mode [ "$(stat -c %a /run/scxd/control)" = 600 ]
+grep -q '^nobody:' /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
+su nobody -s /bin/sh -c "$SCXCTL status" > /tmp/nobody.out 2>&1; rc=$?
+cat /tmp/nobody.out
+check control-refuses-non-root sh -c "[ $rc = 1 ] && grep -q 'only root may control scxd' /tmp/nobody.out"
 
 stop_scxd
 echo "--- scxd log"

@@ -71,3 +71,14 @@ char *cgroup_escape(const char *path);
 int pin_record_write(const struct scxd_paths *paths, const struct pin_record *rec);
 int pin_record_remove(const struct scxd_paths *paths, const char *cgroup);
 void pin_record_done(struct pin_record *rec);
+
+/* For _cleanup_() */
+static inline void cgroup_list_donep(struct cgroup_list *l)
+{
+	cgroup_list_done(l);
+}
+
+static inline void actual_state_donep(struct actual_state *a)
+{
+	actual_state_done(a);
+}

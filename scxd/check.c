@@ -10,21 +10,6 @@
 #include "strict.h"
 #include "util.h"
 
-static void diag_list_donep(struct diag_list *d)
-{
-	diag_list_done(d);
-}
-
-static void policy_freep(struct policy **p)
-{
-	policy_free(*p);
-}
-
-static void sched_dir_catalog_freep(struct sched_dir_catalog **c)
-{
-	sched_dir_catalog_free(*c);
-}
-
 int scxd_check(const char *file, const char *sched_dir)
 {
 	_cleanup_(sched_dir_catalog_freep) struct sched_dir_catalog *c = NULL;

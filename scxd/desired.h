@@ -65,3 +65,9 @@ void sched_tree_done(struct sched_tree *t);
 
 /* Whether 'path' is 'ancestor' or below it. */
 bool cgroup_is_below(const char *path, const char *ancestor);
+
+/* For _cleanup_() */
+static inline void desired_result_donep(struct desired_result *r)
+{
+	desired_result_done(r);
+}

@@ -18,3 +18,9 @@ int diag_add(struct diag_list *d, const char *file, unsigned line, unsigned colu
 	     const char *fmt, ...);
 
 void diag_list_done(struct diag_list *d);
+
+/* For _cleanup_() */
+static inline void diag_list_donep(struct diag_list *d)
+{
+	diag_list_done(d);
+}

@@ -45,11 +45,6 @@ static int push(struct plan *p, enum plan_op op, enum plan_reason reason,
 	return 0;
 }
 
-static void plan_donep(struct plan *p)
-{
-	plan_done(p);
-}
-
 /*
  * Reset roots: cgroups whose node appears, disappears or changes. Foreign
  * actual nodes are never reset; a desired node on a foreign cgroup is

@@ -47,3 +47,9 @@ void plan_done(struct plan *p);
 
 const char *plan_op_name(enum plan_op op);
 const char *plan_reason_name(enum plan_reason r);
+
+/* For _cleanup_() */
+static inline void plan_donep(struct plan *p)
+{
+	plan_done(p);
+}

@@ -517,11 +517,6 @@ static void check_top(struct parse_ctx *ctx, json_t *root, json_t **entries)
 	}
 }
 
-static void policy_freep(struct policy **p)
-{
-	policy_free(*p);
-}
-
 int policy_parse(const char *file, const char *text, size_t len,
 		 struct sched_catalog *catalog, struct diag_list *diags,
 		 struct policy **ret)
@@ -628,17 +623,6 @@ const struct policy_entry *policy_match(const struct policy *p, const char *cgro
 			best = e;
 	}
 	return best;
-}
-
-bool policy_entry_same_config(const struct policy_entry *a, const struct policy_entry *b)
-{
-	if (!streq(a->scheduler, b->scheduler) || a->n_tunables != b->n_tunables)
-		return false;
-	for (size_t i = 0; i < a->n_tunables; i++)
-		if (!streq(a->tunables[i].name, b->tunables[i].name) ||
-		    a->tunables[i].raw != b->tunables[i].raw)
-			return false;
-	return true;
 }
 
 void policy_free(struct policy *p)

@@ -61,7 +61,10 @@ const struct policy_entry *policy_match(const struct policy *p, const char *cgro
 /* entries[3] "/w/x" for messages; two rotating buffers per thread. */
 const char *policy_entry_name(const struct policy_entry *e);
 
-/* Whether two entries ask for the same scheduler with the same tunables. */
-bool policy_entry_same_config(const struct policy_entry *a, const struct policy_entry *b);
-
 void policy_free(struct policy *p);
+
+/* For _cleanup_() */
+static inline void policy_freep(struct policy **p)
+{
+	policy_free(*p);
+}

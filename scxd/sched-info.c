@@ -22,11 +22,6 @@
 
 #define CAN_HOST_MARKER "scxd_can_host_children"
 
-static void sched_info_freep(struct sched_info **s)
-{
-	sched_info_free(*s);
-}
-
 static void btf_freep(struct btf **b)
 {
 	btf__free(*b);

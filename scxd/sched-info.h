@@ -80,3 +80,14 @@ int sched_dir_catalog_new(const char *dir, struct sched_dir_catalog **ret);
 struct sched_catalog *sched_dir_catalog_base(struct sched_dir_catalog *c);
 const char *sched_dir_catalog_dir(const struct sched_dir_catalog *c);
 void sched_dir_catalog_free(struct sched_dir_catalog *c);
+
+/* For _cleanup_() */
+static inline void sched_info_freep(struct sched_info **s)
+{
+	sched_info_free(*s);
+}
+
+static inline void sched_dir_catalog_freep(struct sched_dir_catalog **c)
+{
+	sched_dir_catalog_free(*c);
+}

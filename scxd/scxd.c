@@ -93,21 +93,6 @@ static uint64_t now_usec(void)
 
 /* ---- policy ---- */
 
-static void diag_list_donep(struct diag_list *d)
-{
-	diag_list_done(d);
-}
-
-static void policy_freep(struct policy **p)
-{
-	policy_free(*p);
-}
-
-static void sched_dir_catalog_freep(struct sched_dir_catalog **c)
-{
-	sched_dir_catalog_free(*c);
-}
-
 /* The StrictModes check for a policy file and the directory it is in. */
 static int check_policy_file(const char *file)
 {
@@ -367,26 +352,6 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 		 "%s: attached %s (%s, cgroup id %" PRIu64 ")", n->cgroup, n->scheduler,
 		 plan_reason_name(s->reason), cgid);
 	return 0;
-}
-
-static void cgroup_list_donep(struct cgroup_list *l)
-{
-	cgroup_list_done(l);
-}
-
-static void actual_state_donep(struct actual_state *a)
-{
-	actual_state_done(a);
-}
-
-static void desired_result_donep(struct desired_result *r)
-{
-	desired_result_done(r);
-}
-
-static void plan_donep(struct plan *p)
-{
-	plan_done(p);
 }
 
 static void notify_status(struct daemon *d, size_t attached)

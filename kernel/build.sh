@@ -46,6 +46,15 @@ debug) fragments=("$repo/kernel/config/guest.config" "$repo/kernel/config/debug.
 esac
 [ $pristine = 1 ] && variant=$variant-pristine
 
+# One build at a time: the series worktree and the build directories are
+# shared by every caller (tests, developers, the demo).
+mkdir -p "$cache"
+exec 9>"$cache/.build.lock"
+if ! flock -n 9; then
+	log "waiting for another kernel/build.sh to finish"
+	flock 9
+fi
+
 # --- build dependencies -----------------------------------------------------
 
 need_pkgs() {

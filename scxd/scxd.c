@@ -810,6 +810,7 @@ static void help(void)
 	       "     --cgroup-root DIR cgroup2 mount (default /sys/fs/cgroup)\n"
 	       "     --pin-dir DIR     bpffs directory for links (default /sys/fs/bpf/scxd)\n"
 	       "     --state-dir DIR   runtime state and control socket (default /run/scxd)\n"
+	       "     --sysfs DIR       the kernel's sched_ext sysfs tree (default /sys/kernel/sched_ext)\n"
 	       "     --no-strict-modes do not refuse files others can write (development only)\n"
 	       "     --sub-sched=yes|no|auto  whether the kernel has sub-schedulers (default: ask its BTF)\n"
 	       "  -v --verbose         log debug messages\n"

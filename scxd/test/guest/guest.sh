@@ -97,6 +97,9 @@ sleep 1
 check restart-adopts [ "$(grep -c ': attached ' $LOG)" = "$attaches_before" ]
 check restart-root-unchanged root_is scxd_fifo
 check restart-status-attached sh -c "$SCXCTL status | grep -Eq '^/ +fifo +attached'"
+echo "--- scxctl status (after the restart)"
+$SCXCTL status
+echo "---"
 
 # 5. SIGHUP with a different root scheduler replaces it.
 policy vtime

@@ -56,6 +56,7 @@ UEI_DEFINE(uei);
 static u64 vtime_now;
 
 struct task_ctx {
+	u64 vtime;		/* weighted CPU time; dsq_vtime holds the deadline */
 	u64 started_at;		/* when it last got a CPU */
 	u64 burst;		/* CPU time since it last woke up */
 	u64 avg_burst;		/* EWMA of burst, 1/4 new */
@@ -76,6 +77,12 @@ static u64 slice_ns(void)
 static struct task_ctx *lookup_task_ctx(struct task_struct *p)
 {
 	return bpf_task_storage_get(&task_ctxs, p, 0, 0);
+}
+
+/* Queue key: virtual time plus the average burst, both weighted. */
+static u64 deadline_of(struct task_struct *p, struct task_ctx *tctx)
+{
+	return tctx->vtime + scxd_scale_inv(tctx->avg_burst, p->scx.weight);
 }
 
 static bool is_interactive(struct task_ctx *tctx)
@@ -99,7 +106,7 @@ void BPF_STRUCT_OPS(lat_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	u64 credit = slice_ns();
-	u64 deadline, vtime;
+	u64 vtime;
 	s32 cpu;
 
 	if (!tctx) {
@@ -116,18 +123,37 @@ void BPF_STRUCT_OPS(lat_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 
-	vtime = p->scx.dsq_vtime;
+	vtime = tctx->vtime;
 	if (scxd_vtime_before(vtime, vtime_now - credit))
 		vtime = vtime_now - credit;
-	p->scx.dsq_vtime = vtime;
-	deadline = vtime + scxd_scale_inv(tctx->avg_burst, p->scx.weight);
+	tctx->vtime = vtime;
 
-	scxd_dsq_insert_vtime(p, LAT_DSQ, slice_ns(), deadline, enq_flags);
+	scxd_dsq_insert_vtime(p, LAT_DSQ, slice_ns(), deadline_of(p, tctx),
+			      enq_flags);
 	scxd_kick_idle_for(p);
+}
+
+static void charge(struct task_struct *p, struct task_ctx *tctx, u64 now)
+{
+	u64 ran = now - tctx->started_at;
+
+	tctx->vtime += scxd_scale_inv(ran, p->scx.weight);
+	tctx->burst += ran;
+	tctx->started_at = now;
 }
 
 void BPF_STRUCT_OPS(lat_dispatch, s32 cpu, struct task_struct *prev)
 {
+	struct task_ctx *tctx;
+
+	if (scxd_prev_is_queued(prev) && (tctx = lookup_task_ctx(prev)) &&
+	    tctx->started_at) {
+		charge(prev, tctx, bpf_ktime_get_ns());
+		if (scxd_prev_before_head(deadline_of(prev, tctx), LAT_DSQ)) {
+			prev->scx.slice = slice_ns();
+			return;
+		}
+	}
 	scxd_dsq_move_to_local(LAT_DSQ);
 }
 
@@ -143,22 +169,20 @@ void BPF_STRUCT_OPS(lat_running, struct task_struct *p)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
 
-	if (tctx)
-		tctx->started_at = bpf_ktime_get_ns();
-	if (scxd_vtime_before(vtime_now, p->scx.dsq_vtime))
-		vtime_now = p->scx.dsq_vtime;
+	if (!tctx)
+		return;
+	tctx->started_at = bpf_ktime_get_ns();
+	if (scxd_vtime_before(vtime_now, tctx->vtime))
+		vtime_now = tctx->vtime;
 }
 
 void BPF_STRUCT_OPS(lat_stopping, struct task_struct *p, bool runnable)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
-	u64 ran;
 
 	if (!tctx || !tctx->started_at)
 		return;
-	ran = bpf_ktime_get_ns() - tctx->started_at;
-	p->scx.dsq_vtime += scxd_scale_inv(ran, p->scx.weight);
-	tctx->burst += ran;
+	charge(p, tctx, bpf_ktime_get_ns());
 	/*
 	 * A task still runnable at the end of its slice has not finished its
 	 * burst yet; let the average see it grow now rather than only when
@@ -170,7 +194,10 @@ void BPF_STRUCT_OPS(lat_stopping, struct task_struct *p, bool runnable)
 
 void BPF_STRUCT_OPS(lat_enable, struct task_struct *p)
 {
-	p->scx.dsq_vtime = vtime_now;
+	struct task_ctx *tctx = lookup_task_ctx(p);
+
+	if (tctx)
+		tctx->vtime = vtime_now;
 }
 
 s32 BPF_STRUCT_OPS(lat_init_task, struct task_struct *p,

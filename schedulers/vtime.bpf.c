@@ -94,9 +94,14 @@ static void refresh_cgroup_weight(struct task_struct *p, struct task_ctx *tctx)
 	bpf_cgroup_release(cgrp);
 }
 
-static u64 task_weight(struct task_struct *p, struct task_ctx *tctx)
+/*
+ * @may_refresh: only from ops on @p itself; scx_bpf_task_cgroup() refuses
+ * other tasks (ops.dispatch()'s @prev is not "being operated on").
+ */
+static u64 task_weight(struct task_struct *p, struct task_ctx *tctx,
+		       bool may_refresh)
 {
-	if (tctx->weight_gen != weight_gen)
+	if (may_refresh && tctx->weight_gen != weight_gen)
 		refresh_cgroup_weight(p, tctx);
 	return (u64)p->scx.weight * tctx->cgroup_weight / SCXD_WEIGHT_DFL ?: 1;
 }
@@ -137,8 +142,26 @@ void BPF_STRUCT_OPS(vtime_enqueue, struct task_struct *p, u64 enq_flags)
 	scxd_kick_idle_for(p);
 }
 
+static void charge(struct task_struct *p, struct task_ctx *tctx, u64 now,
+		   bool may_refresh)
+{
+	p->scx.dsq_vtime += (now - tctx->started_at) * SCXD_WEIGHT_DFL /
+			    task_weight(p, tctx, may_refresh);
+	tctx->started_at = now;
+}
+
 void BPF_STRUCT_OPS(vtime_dispatch, s32 cpu, struct task_struct *prev)
 {
+	struct task_ctx *tctx;
+
+	if (scxd_prev_is_queued(prev) && (tctx = lookup_task_ctx(prev)) &&
+	    tctx->started_at) {
+		charge(prev, tctx, bpf_ktime_get_ns(), false);
+		if (scxd_prev_before_head(prev->scx.dsq_vtime, VTIME_DSQ)) {
+			prev->scx.slice = slice_ns();
+			return;
+		}
+	}
 	scxd_dsq_move_to_local(VTIME_DSQ);
 }
 
@@ -157,12 +180,9 @@ void BPF_STRUCT_OPS(vtime_running, struct task_struct *p)
 void BPF_STRUCT_OPS(vtime_stopping, struct task_struct *p, bool runnable)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
-	u64 ran;
 
-	if (!tctx || !tctx->started_at)
-		return;
-	ran = bpf_ktime_get_ns() - tctx->started_at;
-	p->scx.dsq_vtime += ran * SCXD_WEIGHT_DFL / task_weight(p, tctx);
+	if (tctx && tctx->started_at)
+		charge(p, tctx, bpf_ktime_get_ns(), true);
 }
 
 void BPF_STRUCT_OPS(vtime_enable, struct task_struct *p)

@@ -117,6 +117,18 @@ struct {
 private(TREE) struct bpf_spin_lock tree_lock;
 private(TREE) struct bpf_rb_root tree __contains(entity_node, rb);
 
+/* Per task: when it last got a CPU, to charge it by the time it used. */
+struct task_ctx {
+	u64 started_at;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_ctx);
+} task_ctxs SEC(".maps");
+
 static u64 vtime_now;		/* key of the last entity given a turn */
 static u64 self_vtime_now;	/* same, among our own tasks */
 static u64 next_gen = 1;
@@ -239,7 +251,7 @@ static int dispatch_one(u64 now)
 {
 	struct entity_info *info;
 	struct entity_node *n;
-	u64 pending, key;
+	u64 id, pending, key;
 	u32 backoff;
 	bool ok;
 
@@ -247,7 +259,8 @@ static int dispatch_one(u64 now)
 	if (!n)
 		return -1;
 
-	info = bpf_map_lookup_elem(&entities, &n->id);
+	id = n->id;
+	info = bpf_map_lookup_elem(&entities, &id);
 	if (!info || info->gen != n->gen) {
 		/* detached since; this is the node's last trip */
 		bpf_obj_drop(n);
@@ -265,11 +278,11 @@ static int dispatch_one(u64 now)
 	if (scxd_vtime_before(vtime_now, key))
 		vtime_now = key;
 
-	ok = entity_dispatch(n->id);
+	ok = entity_dispatch(id);
 	if (ok) {
 		info->misses = 0;
-		entity_weight(n->id, info);
-		cpu_took(n->id, now);
+		entity_weight(id, info);
+		cpu_took(id, now);
 	} else {
 		backoff = info->misses < idle_backoff_max ? info->misses
 							  : idle_backoff_max;
@@ -305,12 +318,54 @@ void BPF_STRUCT_OPS(wparent_enqueue, struct task_struct *p, u64 enq_flags)
 	scxd_kick_idle_for(p);
 }
 
+/* Is our own entity the one at the front of the tree? */
+static bool self_in_front(void)
+{
+	struct bpf_rb_node *rb;
+	bool front = false;
+
+	bpf_spin_lock(&tree_lock);
+	rb = bpf_rbtree_first(&tree);
+	if (rb)
+		front = container_of(rb, struct entity_node, rb)->id == SELF_ID;
+	bpf_spin_unlock(&tree_lock);
+	return front;
+}
+
+/* Charge our own task @p for the time it ran since @tctx->started_at. */
+static void charge_task(struct task_struct *p, struct task_ctx *tctx, u64 now)
+{
+	p->scx.dsq_vtime += scxd_scale_inv(now - tctx->started_at, p->scx.weight);
+	tctx->started_at = now;
+}
+
+/*
+ * @prev, one of our own tasks, used up its slice and is still runnable:
+ * let it go on if it is ahead of our other tasks and it is our turn.
+ */
+static bool keep_prev(struct task_struct *prev, u64 now)
+{
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, prev, 0, 0);
+
+	if (!tctx || !tctx->started_at)
+		return false;
+	charge_task(prev, tctx, now);
+	if (!self_in_front() ||
+	    !scxd_prev_before_head(prev->scx.dsq_vtime, SELF_DSQ))
+		return false;
+	prev->scx.slice = slice_ns();
+	cpu_took(SELF_ID, now);
+	return true;
+}
+
 void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 {
 	u64 now = bpf_ktime_get_ns();
 	u32 i;
 
 	charge_cpu(now);
+	if (scxd_prev_is_queued(prev) && keep_prev(prev, now))
+		return;
 	/* more tries than entities would only meet the same ones again */
 	for (i = 0; i < MAX_TRIES && i < max_tries && i < nr_entities; i++) {
 		if (dispatch_one(now))
@@ -326,14 +381,29 @@ void BPF_STRUCT_OPS(wparent_update_idle, s32 cpu, bool idle)
 
 void BPF_STRUCT_OPS(wparent_running, struct task_struct *p)
 {
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+
+	if (tctx)
+		tctx->started_at = bpf_ktime_get_ns();
 	if (scxd_vtime_before(self_vtime_now, p->scx.dsq_vtime))
 		self_vtime_now = p->scx.dsq_vtime;
 }
 
 void BPF_STRUCT_OPS(wparent_stopping, struct task_struct *p, bool runnable)
 {
-	p->scx.dsq_vtime += scxd_scale_inv(slice_ns() - p->scx.slice,
-					   p->scx.weight);
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+
+	if (tctx && tctx->started_at)
+		charge_task(p, tctx, bpf_ktime_get_ns());
+}
+
+s32 BPF_STRUCT_OPS(wparent_init_task, struct task_struct *p,
+		   struct scx_init_task_args *args)
+{
+	if (!bpf_task_storage_get(&task_ctxs, p, 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE))
+		return -ENOMEM;
+	return 0;
 }
 
 void BPF_STRUCT_OPS(wparent_enable, struct task_struct *p)
@@ -394,6 +464,7 @@ SCX_OPS_DEFINE(wparent_ops,
 	       .running			= (void *)wparent_running,
 	       .stopping		= (void *)wparent_stopping,
 	       .enable			= (void *)wparent_enable,
+	       .init_task		= (void *)wparent_init_task,
 #if SCXD_HAVE_SUB_SCHED
 	       .sub_attach		= (void *)wparent_sub_attach,
 	       .sub_detach		= (void *)wparent_sub_detach,

@@ -62,6 +62,32 @@ static __always_inline void scxd_kick_idle_for(const struct task_struct *p)
 }
 
 /*
+ * ops.dispatch() runs when @prev's slice ran out but before @prev is
+ * queued again, so a scheduler that always takes the head of its queue
+ * alternates strictly between @prev and the head, whatever their
+ * weights. Call this with @prev's current key (already charged for the
+ * slice it just used): true if @prev should keep the CPU because it is
+ * still ahead of everything queued on @dsq_id. The caller then refills
+ * @prev's slice.
+ */
+static __always_inline bool scxd_prev_is_queued(const struct task_struct *prev)
+{
+	return prev && (prev->scx.flags & SCX_TASK_QUEUED);
+}
+
+static __always_inline bool scxd_prev_before_head(u64 prev_key, u64 dsq_id)
+{
+	struct task_struct *q;
+	bool before = true;	/* nothing queued: keep it */
+
+	bpf_for_each(scx_dsq, q, dsq_id, 0) {
+		before = scxd_vtime_before(prev_key, q->scx.dsq_vtime);
+		break;
+	}
+	return before;
+}
+
+/*
  * cpu.weight of cgroup @cgrp as the cpu controller sees it (1..10000,
  * 100 by default and for cgroups without the cpu controller enabled).
  * Reads task_group::scx_weight, which CONFIG_EXT_GROUP_SCHED keeps up to

@@ -471,5 +471,6 @@ SCX_OPS_DEFINE(wparent_ops,
 #endif
 	       .init			= (void *)wparent_init,
 	       .exit			= (void *)wparent_exit,
-	       .flags			= SCX_OPS_KEEP_BUILTIN_IDLE,
+	       .flags			= SCX_OPS_KEEP_BUILTIN_IDLE |
+					  SCX_OPS_HAS_CGROUP_WEIGHT,
 	       .name			= "scxd_wparent");

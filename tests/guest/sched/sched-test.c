@@ -39,9 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sched-proc.h"
 #include "workload.h"
-
-#define SCX_SYSFS "/sys/kernel/sched_ext"
 
 struct config {
 	char bindir[PATH_MAX];
@@ -51,156 +50,24 @@ struct config {
 	int n_filters;
 };
 
-struct sched_proc {
-	pid_t pid;
-	char log[PATH_MAX];
-	const char *name;
-};
-
 static unsigned int n_passed, n_failed;
 
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	int r = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, len, f))
-		r = -EIO;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return r;
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
-static bool scx_state_is(const char *want)
-{
-	char buf[64];
-
-	return read_line(SCX_SYSFS "/state", buf, sizeof(buf)) == 0 &&
-	       !strcmp(buf, want);
-}
-
-static bool wait_state(const char *want, unsigned int timeout_ms)
-{
-	unsigned int t;
-
-	for (t = 0; t < timeout_ms; t += 50) {
-		if (scx_state_is(want))
-			return true;
-		sleep_ms(50);
-	}
-	return scx_state_is(want);
-}
-
-/* The "exit kind=..." line sched-run wrote, or "" if none. */
-static void exit_line(const struct sched_proc *sp, char *buf, size_t len)
-{
-	FILE *f = fopen(sp->log, "re");
-	char line[2048];
-
-	buf[0] = '\0';
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, ": exit kind=")) {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(buf, len, "%s", strstr(line, "exit kind="));
-		}
-	fclose(f);
-}
-
-/* Start scheduler @name as root; 0 once the kernel says it is enabled. */
+/* Start scheduler @name as root through sched-run. */
 static int sched_start(const struct config *cfg, const char *name,
 		       struct sched_proc *sp, char *why, size_t why_len)
 {
-	char run[PATH_MAX], obj[PATH_MAX], ops[128], want[128];
+	char run[PATH_MAX + 16], obj[PATH_MAX + 64], want[128];
+	char *argv[] = { run, obj, NULL };
 
 	snprintf(run, sizeof(run), "%s/sched-run", cfg->bindir);
 	snprintf(obj, sizeof(obj), "%s/%s.bpf.o", cfg->objdir, name);
-	snprintf(sp->log, sizeof(sp->log), "/tmp/sched-run.%s.log", name);
-	sp->name = name;
-
-	if (!scx_state_is("disabled")) {
-		snprintf(why, why_len, "sched_ext not disabled before loading %s", name);
-		return -EBUSY;
-	}
-
-	sp->pid = fork();
-	if (sp->pid < 0)
-		return -errno;
-	if (sp->pid == 0) {
-		int fd = open(sp->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execl(run, "sched-run", obj, (char *)NULL);
-		_exit(127);
-	}
-
-	/* enabling takes over a second under TCG */
-	if (!wait_state("enabled", 15000)) {
-		snprintf(why, why_len, "%s: state not \"enabled\" after 15 s (see %s)",
-			 name, sp->log);
-		kill(sp->pid, SIGKILL);
-		waitpid(sp->pid, NULL, 0);
-		return -ETIMEDOUT;
-	}
 	snprintf(want, sizeof(want), "scxd_%s", name);
-	if (read_line(SCX_SYSFS "/root/ops", ops, sizeof(ops)) < 0 || strcmp(ops, want)) {
-		snprintf(why, why_len, "root/ops is \"%s\", expected \"%s\"", ops, want);
-		return -ESRCH;
-	}
-	return 0;
+	return sched_proc_start(sp, argv, name, want, why, why_len);
 }
 
-/*
- * Stop it; 0 when sched-run reports a clean unregistration and state is
- * back to "disabled". @why gets the exit line either way.
- */
 static int sched_stop(struct sched_proc *sp, char *why, size_t why_len)
 {
-	char line[1400];
-	int status = 0;
-
-	kill(sp->pid, SIGINT);
-	while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	exit_line(sp, line, sizeof(line));
-	if (!wait_state("disabled", 10000)) {
-		snprintf(why, why_len, "%s: state not \"disabled\" 10 s after unload; %s",
-			 sp->name, line);
-		return -ETIMEDOUT;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !strstr(line, "kind=64 ")) {
-		snprintf(why, why_len, "%s: sched-run status %d, %s", sp->name,
-			 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-			 line[0] ? line : "no exit line");
-		return -EIO;
-	}
-	snprintf(why, why_len, "%s", line);
-	return 0;
+	return sched_proc_stop(sp, why, why_len);
 }
 
 static void result(bool ok, const char *test, const char *fmt, ...)
@@ -271,7 +138,7 @@ static void test_root_mixed(const struct config *cfg, const char *name)
 		{ .kind = WL_SLEEP, .n = 4, .cpu = -1, .work_us = 500, .sleep_us = 2000 },
 		{ .kind = WL_PINGPONG, .n = 4, .cpu = -1 },
 	};
-	char test[128], why[2048], stop_why[1500];
+	char test[128], why[2048], stop_why[1600];
 	struct sched_proc sp;
 	struct wl_result res;
 	bool ok;
@@ -342,7 +209,7 @@ static int measure_shares(const struct config *cfg, int nice0, int nice1,
 static void test_nice_shares(const struct config *cfg, const char *name,
 			     bool expect_weighted)
 {
-	char test[128], why[1500], fig[256];
+	char test[128], why[1600], fig[256];
 	struct sched_proc sp = { 0 };
 	double err = 0;
 	bool ok;
@@ -377,7 +244,7 @@ static int make_cgroup(const char *path, const char *weight)
 static void test_cgroup_shares(const struct config *cfg, const char *name)
 {
 	const char *a = "/sys/fs/cgroup/sched-test-w100", *b = "/sys/fs/cgroup/sched-test-w300";
-	char test[128], why[1500], fig[256];
+	char test[128], why[1600], fig[256];
 	struct sched_proc sp = { 0 };
 	double err = 0;
 	int r;

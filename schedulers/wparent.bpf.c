@@ -40,7 +40,8 @@
  * Roles.
  *  - root: our own tasks are all the system's tasks not in a child; on a
  *    kernel without sub-schedulers (pristine 6.12) that is every task and
- *    this is a weighted vtime scheduler.
+ *    this is a weighted vtime scheduler. While no child is attached the
+ *    tree is skipped altogether and wake-ups take vtime's fast paths.
  *  - parent: hosts up to MAX_CHILDREN (1024) direct children, at any
  *    depth the kernel allows (SCX_SUB_MAX_DEPTH).
  *  - leaf: as a child of another wparent, the same again one level down.
@@ -300,11 +301,27 @@ s32 BPF_STRUCT_OPS(wparent_select_cpu, struct task_struct *p, s32 prev_cpu,
 		   u64 wake_flags)
 {
 	bool is_idle = false;
-	s32 cpu;
+	s32 cpu, this_cpu;
 
 	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
-	if (is_idle)
+	if (is_idle) {
 		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
+		return cpu;
+	}
+
+	/*
+	 * Alone (no children, not a child ourselves), a synchronous wakee
+	 * may wait behind its waker, as in vtime; with children that would
+	 * let our tasks jump the turn the tree gives them.
+	 */
+	if (nr_entities > 1 || sub_cgroup_id || !(wake_flags & SCX_WAKE_SYNC))
+		return cpu;
+	this_cpu = bpf_get_smp_processor_id();
+	if (bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
+	    !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu)) {
+		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
+		return this_cpu;
+	}
 	return cpu;
 }
 
@@ -343,18 +360,19 @@ static void charge_task(struct task_struct *p, struct task_ctx *tctx, u64 now)
  * @prev, one of our own tasks, used up its slice and is still runnable:
  * let it go on if it is ahead of our other tasks and it is our turn.
  */
-static bool keep_prev(struct task_struct *prev, u64 now)
+static bool keep_prev(struct task_struct *prev, u64 now, bool alone)
 {
 	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, prev, 0, 0);
 
 	if (!tctx || !tctx->started_at)
 		return false;
 	charge_task(prev, tctx, now);
-	if (!self_in_front() ||
+	if ((!alone && !self_in_front()) ||
 	    !scxd_prev_before_head(prev->scx.dsq_vtime, SELF_DSQ))
 		return false;
 	prev->scx.slice = slice_ns();
-	cpu_took(SELF_ID, now);
+	if (!alone)
+		cpu_took(SELF_ID, now);
 	return true;
 }
 
@@ -363,8 +381,18 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 	u64 now = bpf_ktime_get_ns();
 	u32 i;
 
+	/*
+	 * Without children there is nobody to share with: skip the tree and
+	 * its lock, and serve our own tasks like vtime does.
+	 */
+	if (nr_entities <= 1) {
+		if (!scxd_prev_is_queued(prev) || !keep_prev(prev, now, true))
+			scxd_dsq_move_to_local(SELF_DSQ);
+		return;
+	}
+
 	charge_cpu(now);
-	if (scxd_prev_is_queued(prev) && keep_prev(prev, now))
+	if (scxd_prev_is_queued(prev) && keep_prev(prev, now, false))
 		return;
 	/* more tries than entities would only meet the same ones again */
 	for (i = 0; i < MAX_TRIES && i < max_tries && i < nr_entities; i++) {
@@ -395,6 +423,19 @@ void BPF_STRUCT_OPS(wparent_stopping, struct task_struct *p, bool runnable)
 
 	if (tctx && tctx->started_at)
 		charge_task(p, tctx, bpf_ktime_get_ns());
+}
+
+/*
+ * @p is no longer ours (it exits, or its cgroup got a scheduler of its
+ * own): forget when it started, so that ops.dispatch(), whose @prev may
+ * be a child's task, never mistakes it for one of ours.
+ */
+void BPF_STRUCT_OPS(wparent_disable, struct task_struct *p)
+{
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+
+	if (tctx)
+		tctx->started_at = 0;
 }
 
 s32 BPF_STRUCT_OPS(wparent_init_task, struct task_struct *p,
@@ -464,6 +505,7 @@ SCX_OPS_DEFINE(wparent_ops,
 	       .running			= (void *)wparent_running,
 	       .stopping		= (void *)wparent_stopping,
 	       .enable			= (void *)wparent_enable,
+	       .disable			= (void *)wparent_disable,
 	       .init_task		= (void *)wparent_init_task,
 #if SCXD_HAVE_SUB_SCHED
 	       .sub_attach		= (void *)wparent_sub_attach,

@@ -25,7 +25,6 @@
  * Output: a table, then one "bench row=... " line per row.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -89,37 +88,6 @@ static struct row rows[] = {
 };
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
 #define ROOT_ONLY_ROW 4		/* wparent as root */
-
-static char found_dir[PATH_MAX];
-static const char *wanted_dir;
-
-static int match_dir(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	if (flag == FTW_D && !strcmp(path + f->base, wanted_dir)) {
-		snprintf(found_dir, sizeof(found_dir), "%s", path);
-		return 1;
-	}
-	return 0;
-}
-
-/* Wait for the sysfs directory of the child scheduler on @cgroup. */
-static bool wait_child_enabled(const char *cgroup, unsigned int timeout_ms)
-{
-	char name[64];
-	struct stat st;
-	unsigned int t;
-
-	if (stat(cgroup, &st) < 0)
-		return false;
-	snprintf(name, sizeof(name), "sub-%llu", (unsigned long long)st.st_ino);
-	wanted_dir = name;
-	for (t = 0; t < timeout_ms; t += 50) {
-		if (nftw(SCX_SYSFS, match_dir, 16, FTW_PHYS) == 1)
-			return true;
-		sleep_ms(50);
-	}
-	return false;
-}
 
 static int make_hierarchy(void)
 {
@@ -194,7 +162,7 @@ static double run_row(const struct config *cfg, struct row *row)
 			argv[2] = (char *)l->cgroup;
 			argv[3] = obj;
 			r = sched_proc_start_child(&procs[i], argv, label, why, sizeof(why));
-			if (r == 0 && !wait_child_enabled(l->cgroup, 20000)) {
+			if (r == 0 && !scx_wait_sub_sched(l->cgroup, 20000)) {
 				snprintf(why, sizeof(why), "%s: no sub-<cgid> directory for %s after 20 s",
 					 label, l->cgroup);
 				r = -ETIMEDOUT;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -62,6 +64,43 @@ bool scx_wait_state(const char *want, unsigned int timeout_ms)
 		sleep_ms(20);
 	}
 	return scx_state_is(want);
+}
+
+static char wanted_dir[64];	/* nftw() passes no context to its callback */
+
+static int match_dir(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	return flag == FTW_D && !strcmp(path + f->base, wanted_dir);
+}
+
+bool scx_wait_sub_sched(const char *cgroup, unsigned int timeout_ms)
+{
+	struct stat st;
+	unsigned int t;
+
+	if (stat(cgroup, &st) < 0)
+		return false;
+	snprintf(wanted_dir, sizeof(wanted_dir), "sub-%llu", (unsigned long long)st.st_ino);
+	for (t = 0; t < timeout_ms; t += 50) {
+		if (nftw(SCX_SYSFS, match_dir, 16, FTW_PHYS) == 1)
+			return true;
+		sleep_ms(50);
+	}
+	return false;
+}
+
+bool scx_kernel_has_sub_sched(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " scx_bpf_sub_dispatch\n") != NULL;
+	fclose(f);
+	return found;
 }
 
 /* The loader's last report line: sched-run's "exit kind=..." or flatcg's "EXIT: ...". */

@@ -29,6 +29,15 @@ bool scx_state_is(const char *want);
 bool scx_wait_state(const char *want, unsigned int timeout_ms);
 
 /*
+ * Wait until the child scheduler on @cgroup has its sysfs directory
+ * (sub-<cgroup id>, anywhere under /sys/kernel/sched_ext).
+ */
+bool scx_wait_sub_sched(const char *cgroup, unsigned int timeout_ms);
+
+/* Does the running kernel support sub-schedulers (scx_bpf_sub_dispatch)? */
+bool scx_kernel_has_sub_sched(void);
+
+/*
  * Start @argv (a loader) and wait until /sys/kernel/sched_ext/state says
  * "enabled" and, if @want_ops is set, root/ops names it. On failure @why
  * says what happened and the loader is gone.

@@ -151,6 +151,14 @@ static int task_setup(const struct wl_group *g)
 	return 0;
 }
 
+static void note_cpu(struct wl_task_result *t)
+{
+	int cpu = sched_getcpu();
+
+	if (cpu >= 0 && cpu < 64)
+		t->cpus_seen |= 1ULL << cpu;
+}
+
 static void burn(unsigned int loops)
 {
 	volatile unsigned int x = 0;
@@ -170,6 +178,7 @@ static void run_spin(const struct wl_shared *sh, struct wl_task_result *t)
 		for (i = 0; i < 16; i++)
 			burn(1000);
 		t->ops += 16;
+		note_cpu(t);
 		if (mono_ns() >= deadline)
 			break;
 	}
@@ -198,6 +207,7 @@ static void run_sleep(const struct wl_shared *sh, const struct wl_group *g,
 		if (late > t->lat_max_ns)
 			t->lat_max_ns = late;
 		t->ops++;
+		note_cpu(t);
 	}
 }
 
@@ -214,8 +224,11 @@ static void run_pingpong(const struct wl_shared *sh, int rfd, int wfd,
 		if (read(rfd, &c, 1) != 1)
 			return;
 		t->ops++;
-		if ((t->ops & 63) == 0 && mono_ns() >= deadline)
-			return;
+		if ((t->ops & 63) == 0) {
+			note_cpu(t);
+			if (mono_ns() >= deadline)
+				return;
+		}
 		if (write(wfd, &c, 1) != 1)
 			return;
 	}
@@ -435,11 +448,12 @@ void wl_report(FILE *f, const struct wl_group *groups, unsigned int n_groups,
 		const struct wl_group *g = &groups[t->group];
 
 		fprintf(f, "task id=%u group=%s kind=%s pid=%d ops=%" PRIu64
-			" cpu_ms=%.1f lat_avg_us=%.1f lat_max_us=%.1f failed=%d\n",
+			" cpu_ms=%.1f lat_avg_us=%.1f lat_max_us=%.1f cpus_seen=0x%" PRIx64
+			" failed=%d\n",
 			i, g->name ?: wl_kind_name(g->kind), wl_kind_name(g->kind),
 			t->pid, t->ops, t->cpu_ns / 1e6,
 			t->lat_n ? t->lat_sum_ns / 1e3 / t->lat_n : 0.0,
-			t->lat_max_ns / 1e3, t->failed);
+			t->lat_max_ns / 1e3, t->cpus_seen, t->failed);
 	}
 	for (i = 0; i < n_groups; i++) {
 		uint64_t ops = wl_group_ops(res, i);

@@ -43,6 +43,7 @@ struct wl_task_result {
 	uint64_t lat_sum_ns;	/* sleep: sum of wake-up delays */
 	uint64_t lat_max_ns;
 	uint64_t lat_n;
+	uint64_t cpus_seen;	/* bit N: sched_getcpu() returned N (N < 64) */
 	int failed;		/* set up failed (cgroup, nice, pinning) */
 };
 

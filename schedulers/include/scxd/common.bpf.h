@@ -99,7 +99,7 @@ static __always_inline u32 scxd_cgroup_weight(struct cgroup *cgrp)
 	struct task_group *tg;
 	u32 weight = 0;
 
-	if (!bpf_core_field_exists(tg->scx_weight))
+	if (!bpf_core_field_exists(struct task_group, scx_weight))
 		return SCXD_WEIGHT_DFL;
 
 	css = BPF_CORE_READ(cgrp, subsys[cpu_cgrp_id]);

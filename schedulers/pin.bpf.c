@@ -11,7 +11,9 @@
  * Policy. @cpus is a bitmask of allowed CPUs (bit N = CPU N, CPUs 0-63;
  * 0, the default, means all). A waking task goes to an idle allowed CPU
  * when there is one, else it is queued in one FIFO that only allowed
- * CPUs serve, so it runs nowhere else. Tasks whose own affinity has no
+ * CPUs serve, so it runs nowhere else; a synchronous wakee (pipe or
+ * futex hand-off) waits behind its waker when nobody else waits there,
+ * as in fifo. Tasks whose own affinity has no
  * CPU in common with @cpus (per-CPU kernel threads as root) are run where
  * they are, in FIFO order, since refusing them would stall them.
  *
@@ -78,7 +80,7 @@ s32 BPF_STRUCT_OPS(pin_select_cpu, struct task_struct *p, s32 prev_cpu,
 		   u64 wake_flags)
 {
 	const struct cpumask *mask = allowed_cpus();
-	s32 cpu;
+	s32 cpu, this_cpu;
 
 	if (!mask || !bpf_cpumask_intersects(mask, p->cpus_ptr))
 		return prev_cpu;
@@ -88,6 +90,17 @@ s32 BPF_STRUCT_OPS(pin_select_cpu, struct task_struct *p, s32 prev_cpu,
 		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
 		return cpu;
 	}
+
+	/* a synchronous wakee waits behind its waker if nobody else does */
+	this_cpu = bpf_get_smp_processor_id();
+	if (!sub_cgroup_id && (wake_flags & SCX_WAKE_SYNC) &&
+	    bpf_cpumask_test_cpu(this_cpu, mask) &&
+	    bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
+	    !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu)) {
+		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
+		return this_cpu;
+	}
+
 	if (bpf_cpumask_test_cpu(prev_cpu, mask))
 		return prev_cpu;
 	cpu = bpf_cpumask_any_and_distribute(mask, p->cpus_ptr);

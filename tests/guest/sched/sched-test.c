@@ -9,7 +9,8 @@
  * BINDIR holds sched-run, OBJDIR the .bpf.o files (default: the
  * directory of this program and OBJDIR=BINDIR/../schedulers). NAMEs
  * select tests by substring. Each test prints "ok - sched/NAME: figures"
- * or "not ok - sched/NAME: why"; the last line is "N passed, N failed".
+ * or "not ok - sched/NAME: why" (or "skip - ..."); the last line is
+ * "N passed, N failed, N skipped".
  * Exit status 0 only when nothing failed.
  *
  * What is asserted, from the kernel's view:
@@ -51,7 +52,7 @@ struct config {
 	int n_filters;
 };
 
-static unsigned int n_passed, n_failed;
+static unsigned int n_passed, n_failed, n_skipped;
 
 /* Start scheduler @name as root through sched-run. */
 static int sched_start_tuned(const struct config *cfg, const char *name,
@@ -337,6 +338,7 @@ static void skip(const char *test, const char *why)
 {
 	printf("skip - sched/%s: %s\n", test, why);
 	fflush(stdout);
+	n_skipped++;
 }
 
 /* Start scheduler @name as a child on cgroup @cgroup; 0 once its sysfs dir is there. */
@@ -684,6 +686,6 @@ int main(int argc, char **argv)
 	test_children_shares(&cfg);
 	test_child_exit(&cfg);
 
-	printf("%u passed, %u failed\n", n_passed, n_failed);
+	printf("%u passed, %u failed, %u skipped\n", n_passed, n_failed, n_skipped);
 	return n_failed ? 1 : 0;
 }

@@ -87,7 +87,7 @@ static void refresh_cgroup_weight(struct task_struct *p, struct task_ctx *tctx)
 	tctx->cgroup_weight = SCXD_WEIGHT_DFL;
 	if (!cgroup_weight)
 		return;
-	cgrp = __COMPAT_scx_bpf_task_cgroup(p);
+	cgrp = scxd_task_cgroup(p);
 	if (!cgrp)
 		return;
 	tctx->cgroup_weight = scxd_cgroup_weight(cgrp);
@@ -240,5 +240,5 @@ SCX_OPS_DEFINE(vtime_ops,
 	       .cgroup_set_weight	= (void *)vtime_cgroup_set_weight,
 	       .init			= (void *)vtime_init,
 	       .exit			= (void *)vtime_exit,
-	       .flags			= SCX_OPS_HAS_CGROUP_WEIGHT,
+	       .flags			= SCXD_OPS_HAS_CGROUP_WEIGHT,
 	       .name			= "scxd_vtime");

@@ -514,5 +514,5 @@ SCX_OPS_DEFINE(wparent_ops,
 	       .init			= (void *)wparent_init,
 	       .exit			= (void *)wparent_exit,
 	       .flags			= SCX_OPS_KEEP_BUILTIN_IDLE |
-					  SCX_OPS_HAS_CGROUP_WEIGHT,
+					  SCXD_OPS_HAS_CGROUP_WEIGHT,
 	       .name			= "scxd_wparent");

@@ -51,14 +51,30 @@
 #define SCXD_TREE_HAS_DSQ_INSERT 0
 #endif
 
+#ifndef SCXD_TREE_MOVE_TO_LOCAL_FLAGS
+#define SCXD_TREE_MOVE_TO_LOCAL_FLAGS 0
+#endif
+
+#ifndef SCXD_HAVE_OPS_HAS_CGROUP_WEIGHT
+#define SCXD_HAVE_OPS_HAS_CGROUP_WEIGHT 0
+#endif
+
 #if SCXD_TREE_HAS_DSQ_INSERT
 
 #define scxd_dsq_insert(p, dsq, slice, flags)				\
 	scx_bpf_dsq_insert((p), (dsq), (slice), (flags))
 #define scxd_dsq_insert_vtime(p, dsq, slice, vtime, flags)		\
 	scx_bpf_dsq_insert_vtime((p), (dsq), (slice), (vtime), (flags))
+#if SCXD_TREE_MOVE_TO_LOCAL_FLAGS	/* 7.1 added @enq_flags */
+#define scxd_dsq_move_to_local(dsq)					\
+	scx_bpf_dsq_move_to_local((dsq), 0)
+#else
 #define scxd_dsq_move_to_local(dsq)					\
 	scx_bpf_dsq_move_to_local((dsq))
+#endif
+
+/* later trees dropped the __COMPAT_ form, their macro does the check */
+#define scxd_task_cgroup(p)	scx_bpf_task_cgroup((p))
 
 #else	/* 6.12-era kernel tree headers */
 
@@ -101,7 +117,21 @@ static __always_inline bool scxd_dsq_move_to_local(u64 dsq)
 	return scx_bpf_consume___scxd(dsq);
 }
 
+#define scxd_task_cgroup(p)	__COMPAT_scx_bpf_task_cgroup((p))
+
 #endif	/* SCXD_TREE_HAS_DSQ_INSERT */
+
+/*
+ * SCX_OPS_HAS_CGROUP_WEIGHT tells 6.12 that a scheduler honours
+ * cpu.weight (else it logs that it does not); later kernels dropped the
+ * flag. meson passes -DSCXD_HAVE_OPS_HAS_CGROUP_WEIGHT=1 when vmlinux.h
+ * has it.
+ */
+#if SCXD_HAVE_OPS_HAS_CGROUP_WEIGHT
+#define SCXD_OPS_HAS_CGROUP_WEIGHT	SCX_OPS_HAS_CGROUP_WEIGHT
+#else
+#define SCXD_OPS_HAS_CGROUP_WEIGHT	0
+#endif
 
 /*
  * Sub-scheduler support. Everything a scheduler writes for the parent

@@ -54,6 +54,9 @@
  *  weight_refresh	     turns between re-reading cpu.weight (64)
  *  max_tries		     entities tried per dispatch, 1..16 (8)
  *  idle_backoff_max	     cap of the idle push-back exponent, 0..10 (3)
+ *  tree_always		     use the entity tree even without children, to
+ *			     exercise it where there are no sub-schedulers
+ *			     (false)
  *  sub_cgroup_id	     set by the loader when run as a child
  */
 #include <scxd/common.bpf.h>
@@ -69,6 +72,7 @@ const volatile u32 child_weight = 100;
 const volatile u32 weight_refresh = 64;
 const volatile u32 max_tries = 8;
 const volatile u32 idle_backoff_max = 3;
+const volatile bool tree_always;
 const volatile u64 sub_cgroup_id;
 
 UEI_DEFINE(uei);
@@ -244,9 +248,11 @@ static bool entity_dispatch(u64 id)
 
 /*
  * One turn of the tree: pop the earliest entity, fold its pending
- * charges (and go round again if that moved it back), let it dispatch
- * and put it back. Returns 1 when something was dispatched, 0 when the
- * entity had nothing, -1 when the tree is empty.
+ * charges (and put it back, to be looked at again in its new place, if
+ * there were any), let it dispatch and put it back. Returns 1 when
+ * something was dispatched, 0 when the entity had nothing, 2 when it was
+ * only moved back or was a detached child's leftover, -1 when the tree
+ * is empty.
  */
 static int dispatch_one(u64 now)
 {
@@ -265,14 +271,14 @@ static int dispatch_one(u64 now)
 	if (!info || info->gen != n->gen) {
 		/* detached since; this is the node's last trip */
 		bpf_obj_drop(n);
-		return 0;
+		return 2;
 	}
 
 	pending = __sync_lock_test_and_set(&info->pending, 0);
 	if (pending) {
 		n->vtime += pending;
 		tree_add(n);
-		return 0;
+		return 2;
 	}
 
 	key = n->vtime;
@@ -314,7 +320,8 @@ s32 BPF_STRUCT_OPS(wparent_select_cpu, struct task_struct *p, s32 prev_cpu,
 	 * may wait behind its waker, as in vtime; with children that would
 	 * let our tasks jump the turn the tree gives them.
 	 */
-	if (nr_entities > 1 || sub_cgroup_id || !(wake_flags & SCX_WAKE_SYNC))
+	if (nr_entities > 1 || tree_always || sub_cgroup_id ||
+	    !(wake_flags & SCX_WAKE_SYNC))
 		return cpu;
 	this_cpu = bpf_get_smp_processor_id();
 	if (bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
@@ -379,13 +386,14 @@ static bool keep_prev(struct task_struct *prev, u64 now, bool alone)
 void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 {
 	u64 now = bpf_ktime_get_ns();
-	u32 i;
+	u32 i, misses;
+	int ret;
 
 	/*
 	 * Without children there is nobody to share with: skip the tree and
 	 * its lock, and serve our own tasks like vtime does.
 	 */
-	if (nr_entities <= 1) {
+	if (nr_entities <= 1 && !tree_always) {
 		if (!scxd_prev_is_queued(prev) || !keep_prev(prev, now, true))
 			scxd_dsq_move_to_local(SELF_DSQ);
 		return;
@@ -394,10 +402,17 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 	charge_cpu(now);
 	if (scxd_prev_is_queued(prev) && keep_prev(prev, now, false))
 		return;
-	/* more tries than entities would only meet the same ones again */
-	for (i = 0; i < MAX_TRIES && i < max_tries && i < nr_entities; i++) {
-		if (dispatch_one(now))
+	/*
+	 * Give up after @max_tries entities with nothing to run; more than
+	 * there are entities would only meet the same ones again. Moving an
+	 * entity back for its charges is not a try, but bounded too.
+	 */
+	for (i = 0, misses = 0; i < 2 * MAX_TRIES; i++) {
+		ret = dispatch_one(now);
+		if (ret == 1 || ret < 0)
 			break;		/* dispatched, or nothing in the tree */
+		if (ret == 0 && (++misses >= max_tries || misses >= nr_entities))
+			break;
 	}
 }
 

@@ -31,7 +31,8 @@ static const struct expectation expected[] = {
 	{ "pin", { "cpus", "slice_us", "sub_cgroup_id" }, false },
 	{ "wparent", { "slice_us", "self_weight", "child_weight_from_cgroup",
 		       "child_weight", "weight_refresh", "max_tries",
-		       "idle_backoff_max", "sub_cgroup_id", "scxd_can_host_children" },
+		       "idle_backoff_max", "tree_always", "sub_cgroup_id",
+		       "scxd_can_host_children" },
 	  true },
 };
 

@@ -146,7 +146,17 @@ static bool check_progress(const struct wl_group *groups, const struct wl_result
 	return true;
 }
 
+static void test_root_mixed_tuned(const struct config *cfg, const char *name,
+				  const char *tunable, const char *label);
+
 static void test_root_mixed(const struct config *cfg, const char *name)
+{
+	test_root_mixed_tuned(cfg, name, NULL, name);
+}
+
+/* @label names the test (a scheduler with @tunable set, e.g. "wparent_tree"). */
+static void test_root_mixed_tuned(const struct config *cfg, const char *name,
+				  const char *tunable, const char *label)
 {
 	struct wl_group groups[] = {
 		{ .kind = WL_SPIN, .n = 4, .cpu = -1 },
@@ -159,10 +169,10 @@ static void test_root_mixed(const struct config *cfg, const char *name)
 	bool ok;
 	int r;
 
-	snprintf(test, sizeof(test), "%s_root_mixed_workload_all_progress", name);
+	snprintf(test, sizeof(test), "%s_root_mixed_workload_all_progress", label);
 	if (!selected(cfg, test))
 		return;
-	if (sched_start(cfg, name, &sp, why, sizeof(why)) < 0)
+	if (sched_start_tuned(cfg, name, tunable, &sp, why, sizeof(why)) < 0)
 		return result(false, test, "%s", why);
 
 	r = wl_run(groups, 3, cfg->duration, &res);
@@ -249,8 +259,19 @@ static int remeasure(const struct config *cfg, int nice0, int nice1,
 #define NICE0_W 1024.0
 #define NICEM3_W 1991.0
 
+static void test_nice_shares_tuned(const struct config *cfg, const char *name,
+				   const char *tunable, const char *label,
+				   bool expect_weighted);
+
 static void test_nice_shares(const struct config *cfg, const char *name,
 			     bool expect_weighted)
+{
+	test_nice_shares_tuned(cfg, name, NULL, name, expect_weighted);
+}
+
+static void test_nice_shares_tuned(const struct config *cfg, const char *name,
+				   const char *tunable, const char *label,
+				   bool expect_weighted)
 {
 	char test[128], why[1600], fig[600];
 	struct sched_proc sp = { 0 };
@@ -258,11 +279,11 @@ static void test_nice_shares(const struct config *cfg, const char *name,
 	bool ok;
 	int r;
 
-	snprintf(test, sizeof(test), "%s_root_nice_%s", name ? name : "eevdf",
+	snprintf(test, sizeof(test), "%s_root_nice_%s", label ? label : "eevdf",
 		 expect_weighted ? "shares_within_10pct" : "ignored_shares_off_by_over_10pct");
 	if (!selected(cfg, test))
 		return;
-	if (name && sched_start(cfg, name, &sp, why, sizeof(why)) < 0)
+	if (name && sched_start_tuned(cfg, name, tunable, &sp, why, sizeof(why)) < 0)
 		return result(false, test, "%s", why);
 
 	r = measure_shares(cfg, 0, -3, NULL, NULL, NICE0_W, NICEM3_W, &err, fig, sizeof(fig));
@@ -703,6 +724,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(weighted) / sizeof(weighted[0]); i++)
 		test_nice_shares(&cfg, weighted[i], true);
 	test_nice_shares(&cfg, "fifo", false);
+	/* wparent's entity tree, which otherwise only runs with children */
+	test_root_mixed_tuned(&cfg, "wparent", "tree_always=true", "wparent_tree");
+	test_nice_shares_tuned(&cfg, "wparent", "tree_always=true", "wparent_tree", true);
 	test_cgroup_shares(&cfg, "vtime");
 	test_pin_confines(&cfg);
 

@@ -17,8 +17,8 @@
  * and charges it, when that CPU next asks for work or goes idle, the time
  * it spent, divided by the entity's weight. Charges land in the entity's
  * record and are folded into its key when it next reaches the front of
- * the tree, so CPUs never need to find an entity in the tree by id; a
- * lookup costs O(log n) whatever the number of children.
+ * the tree, so CPUs never need to find an entity in the tree by id;
+ * picking one costs O(log n) in the number of children, not a scan.
  *
  * An entity with nothing to run is pushed behind the current virtual
  * time by one slice, doubling with each consecutive miss up to
@@ -29,7 +29,9 @@
  * Example: children A (cpu.weight 200) and B (100) both saturated and
  * our own tasks idle: A gets 2/3 of the CPUs and B 1/3. If B goes idle,
  * A gets everything (work-conserving); when B wakes up, it is back in
- * turn within a few slices.
+ * turn within a few slices. (tests/guest/sched checks 100:300 children to
+ * 10% once the kernel has sub-schedulers; our own tasks' nice shares are
+ * checked now, with and without the tree.)
  *
  * Trade-offs: the parent does not see a child's wake-ups (v1 keeps
  * enqueue on the child), so a child that becomes busy waits for its
@@ -48,7 +50,8 @@
  *
  * Tunables:
  *  slice_us		     slice of our own tasks and unit of charge (20000)
- *  self_weight		     weight of our own tasks as one entity (100)
+ *  self_weight		     weight of our own tasks as one entity; 0: our
+ *			     cgroup's cpu.weight (100)
  *  child_weight_from_cgroup child weight from its cgroup's cpu.weight (true)
  *  child_weight	     child weight otherwise (100)
  *  weight_refresh	     turns between re-reading cpu.weight (64)

@@ -141,6 +141,20 @@ static void last_log_line(const struct sched_proc *sp, char *buf, size_t len)
 	fclose(f);
 }
 
+static bool log_has(const struct sched_proc *sp, const char *what)
+{
+	FILE *f = fopen(sp->log, "re");
+	char line[1024];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, what) != NULL;
+	fclose(f);
+	return found;
+}
+
 static void reap(struct sched_proc *sp, int *status)
 {
 	while (waitpid(sp->pid, status, 0) < 0 && errno == EINTR)
@@ -177,17 +191,27 @@ int sched_proc_start_child(struct sched_proc *sp, char *const argv[], const char
 	char last[512];
 	int r, status;
 
+	unsigned int t;
+
 	r = spawn(sp, argv, label);
 	if (r < 0)
 		return r;
-	sleep_ms(200);
-	if (waitpid(sp->pid, &status, WNOHANG) == sp->pid) {
-		sp->pid = 0;
-		last_log_line(sp, last, sizeof(last));
-		snprintf(why, why_len, "%s: loader exited at once: %s", label, last);
-		return -ECHILD;
+	/* sched-run says "attached" once the kernel took it, or exits */
+	for (t = 0; t < 20000; t += 50) {
+		if (waitpid(sp->pid, &status, WNOHANG) == sp->pid) {
+			sp->pid = 0;
+			last_log_line(sp, last, sizeof(last));
+			snprintf(why, why_len, "%s: loader exited: %s", label, last);
+			return -ECHILD;
+		}
+		if (!sp->is_sched_run || log_has(sp, ": attached"))
+			return 0;
+		sleep_ms(50);
 	}
-	return 0;
+	snprintf(why, why_len, "%s: loader not attached after 20 s", label);
+	kill(sp->pid, SIGKILL);
+	reap(sp, &status);
+	return -ETIMEDOUT;
 }
 
 int sched_proc_start(struct sched_proc *sp, char *const argv[], const char *label,

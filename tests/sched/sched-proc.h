@@ -47,7 +47,7 @@ int sched_proc_start(struct sched_proc *sp, char *const argv[], const char *labe
 
 /*
  * Start @argv, a loader attaching a child scheduler, while a root
- * scheduler runs. 0 once it is running and has not died within a moment;
+ * scheduler runs. 0 once sched-run reports it attached (within 20 s);
  * the caller checks the child's sysfs directory itself.
  */
 int sched_proc_start_child(struct sched_proc *sp, char *const argv[], const char *label,

@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Inside the systemd guest (tests/bench/scxd-attach boots it): scxd's attach
+# latency against a raw libbpf loader of the same object, a burst of
+# cgroups, and scxd's footprint. Prints figures, judges nothing.
+#
+#   sh scxd-attach-guest.sh [RUNS [BURST]]
+runs=${1:-20}
+burst=${2:-200}
+at=/payload/scxd-attach-time
+scx=/sys/kernel/sched_ext
+objdir=$(dirname "$(find /usr/lib -name vtime.bpf.o -path '*scxd*' | head -1)")
+policy=/etc/scxd/policy.json
+median() { sed -n 's/.* median \([0-9.]*\) ms.*/\1/p' "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+reload() { install -m 0644 "$1" $policy; kill -HUP "$pid"; }
+wait_state() {
+	i=0
+	while [ "$(cat $scx/state)" != "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
+i=0
+while [ "$(systemctl is-active scxd.service)" != active ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+pid=$(systemctl show -p MainPID --value scxd.service)
+echo "bench: $(uname -r), $(nproc) vCPUs, scxd pid $pid, objects in $objdir, $runs runs"
+
+printf '{ "version": 1, "entries": [] }\n' > /run/off.json
+printf '{ "version": 1, "entries": [ { "cgroup": "/", "scheduler": "vtime" } ] }\n' > /run/root.json
+reload /run/off.json
+wait_state disabled
+
+echo "== root scheduler: exec/SIGHUP -> sched_ext enabled with scxd_vtime"
+$at root --runs "$runs" --ops scxd_vtime --raw -- sched-run "$objdir/vtime.bpf.o" > /run/raw.out
+$at root --runs "$runs" --ops scxd_vtime --scxd "$pid" --policy $policy --on /run/root.json --off /run/off.json > /run/scxd.out
+grep -v ' run ' /run/raw.out /run/scxd.out | sed 's/^\/run\///'
+echo "root-attach: scxd/raw median ratio $(ratio "$(median /run/scxd.out)" "$(median /run/raw.out)")"
+
+echo "== scxd idle with the root attached and nothing changing"
+reload /run/root.json
+wait_state enabled
+sleep 2
+$at idle --pid "$pid" --seconds 10
+
+if [ -d $scx/root/sub ]; then
+	cat > /run/sub.json <<'EOF'
+{ "version": 1, "entries": [
+  { "cgroup": "/", "scheduler": "wparent" },
+  { "cgroup": "/bench/*", "scheduler": "vtime" },
+  { "cgroup": "/bench-burst/*", "scheduler": "vtime" } ] }
+EOF
+	reload /run/sub.json
+	i=0
+	while [ "$(cat $scx/root/ops 2>/dev/null)" != scxd_wparent ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+	echo "== child scheduler: mkdir -> sub-<cgid> under root/sub (root: $(cat $scx/root/ops))"
+	$at child --runs "$runs" --dir /sys/fs/cgroup/bench > /run/cscxd.out
+	$at child --runs "$runs" --dir /sys/fs/cgroup/rawbench --raw -- sched-run -c {} "$objdir/vtime.bpf.o" > /run/craw.out
+	grep -v ' run ' /run/cscxd.out /run/craw.out | sed 's/^\/run\///'
+	echo "child-attach: scxd/raw median ratio $(ratio "$(median /run/cscxd.out)" "$(median /run/craw.out)")"
+	echo "== burst: $burst matching cgroups at once"
+	$at burst --count "$burst" --dir /sys/fs/cgroup/bench-burst
+	echo "== scxd with 50 attached children, idle"
+	mkdir -p /sys/fs/cgroup/bench-burst
+	for i in $(seq 1 50); do mkdir /sys/fs/cgroup/bench-burst/k$i; done
+	sleep 10
+	echo "children attached: $(find $scx/root/sub -type d -name 'sub-*' | wc -l)"
+	$at idle --pid "$pid" --seconds 10
+	for i in $(seq 1 50); do rmdir /sys/fs/cgroup/bench-burst/k$i; done
+else
+	echo "== no $scx/root/sub: this kernel has no sub-schedulers; child attach, burst attach and 50 attached children need it"
+	printf '{ "version": 1, "entries": [\n  { "cgroup": "/", "scheduler": "wparent" },\n  { "cgroup": "/bench-burst/*", "scheduler": "vtime" } ] }\n' > /run/sub.json
+	if scxd --check /run/sub.json >/dev/null 2>&1; then
+		reload /run/sub.json
+		sleep 5
+		echo "== what is measurable here: scxd's cost of following $burst matching cgroups it cannot attach"
+		cpu0=$(awk '{ print $14 + $15 }' /proc/"$pid"/stat)
+		t0=$(date +%s%N)
+		mkdir -p /sys/fs/cgroup/bench-burst
+		for i in $(seq 1 "$burst"); do mkdir /sys/fs/cgroup/bench-burst/b$i; done
+		sleep 5
+		for i in $(seq 1 "$burst"); do rmdir /sys/fs/cgroup/bench-burst/b$i; done
+		sleep 5
+		cpu1=$(awk '{ print $14 + $15 }' /proc/"$pid"/stat)
+		echo "burst: scxd used $(awk -v t=$((cpu1 - cpu0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }') s CPU for $burst mkdir + $burst rmdir ($(( ($(date +%s%N) - t0) / 1000000 )) ms wall, 10 s of it sleeping)"
+		for i in $(seq 1 50); do mkdir /sys/fs/cgroup/bench-burst/k$i; done
+		sleep 5
+		echo "== scxd with 50 matching (unattachable) cgroups, idle"
+		$at idle --pid "$pid" --seconds 10
+		for i in $(seq 1 50); do rmdir /sys/fs/cgroup/bench-burst/k$i; done
+		rmdir /sys/fs/cgroup/bench-burst
+	fi
+fi
+echo "== scxctl status"
+scxctl status | head -12

@@ -5,21 +5,23 @@
  * libbpf loader (tests/sched/sched-run) does. Guest only; the benchmark
  * tests/bench/scxd-attach runs it.
  *
- *   scxd-attach-time root --runs N --ops OPS --raw -- LOADER ARGS...
- *   scxd-attach-time root --runs N --ops OPS --scxd PID --policy FILE --on FILE --off FILE
+ *   scxd-attach-time root --runs N --ops OPS [--scxd PID --policy FILE --on FILE --off FILE]
+ *                         [--raw -- LOADER ARGS...]
  *   scxd-attach-time child --runs N --dir CGROUP_DIR [--raw -- LOADER ARGS... ({} = the cgroup)]
- *   scxd-attach-time burst --count N --dir CGROUP_DIR
+ *   scxd-attach-time burst --count N --dir CGROUP_DIR [--pid SCXD_PID]
  *   scxd-attach-time idle --pid PID --seconds S
  *
  * root: from exec of the loader, or from SIGHUP to scxd after swapping in
  * a policy with a root entry, until state is "enabled" and root/ops is
  * OPS; then the scheduler is removed again (SIGINT, or the --off policy)
- * and the next run waits for "disabled".
+ * and the next run waits for "disabled". Given both, raw and scxd runs
+ * alternate.
  * child: from mkdir of DIR/c<i> (scxd: the policy matches it; raw: the
  * loader is started on it right after) until a sub-<cgid> directory for it
  * exists under root/sub.
  * burst: N cgroups made in DIR at once, until all have their sub-<cgid>,
- * then removed, until none has.
+ * then removed, until none has. On a kernel without sub-schedulers: until
+ * scxd's CPU time stops moving, and how much it used.
  * idle: scxd's context switches (its wakeups), CPU time and RSS over S
  * seconds.
  * Prints one line per run and a summary: median, min, max, interquartile
@@ -223,43 +225,69 @@ static void summary(const char *what, double *v, unsigned int n)
 	       what, n, v[n / 2], v[0], v[n - 1], v[(3 * n) / 4] - v[n / 4], v[n / 4], v[(3 * n) / 4]);
 }
 
+/* One root attach and removal by @raw (a loader) or, when NULL, by scxd. */
+static double root_once(const struct options *o, char **raw)
+{
+	double t0, dt;
+	pid_t pid = 0;
+
+	if (wait_root(NULL, now_ms()) < 0) {
+		fprintf(stderr, "scxd-attach-time: sched_ext did not become disabled\n");
+		return -1;
+	}
+	if (!raw && copy_file(o->on, o->policy) < 0) {
+		fprintf(stderr, "scxd-attach-time: copying %s to %s: %m\n", o->on, o->policy);
+		return -1;
+	}
+	t0 = now_ms();
+	if (raw)
+		pid = spawn(raw, NULL);
+	else
+		kill(o->scxd, SIGHUP);
+	dt = wait_root(o->ops, t0);
+	if (raw) {
+		stop(pid);
+	} else {
+		copy_file(o->off, o->policy);
+		kill(o->scxd, SIGHUP);
+	}
+	return dt;
+}
+
+/*
+ * With both --raw and --scxd, runs alternate (raw, scxd, raw, ...) so that
+ * drift in the host's load hits both alike; the ratio is of the medians.
+ */
 static int bench_root(const struct options *o)
 {
-	static double v[MAX_RUNS];
-	unsigned int n = 0;
-	const char *who = o->raw ? "raw libbpf loader" : "scxd";
+	static double v_raw[MAX_RUNS], v_scxd[MAX_RUNS];
+	unsigned int n_raw = 0, n_scxd = 0;
+	bool scxd = o->scxd && o->policy && o->on && o->off;
 
 	for (unsigned int i = 0; i < o->runs; i++) {
-		double t0, dt;
-		pid_t pid = 0;
+		double dt;
 
-		if (wait_root(NULL, now_ms()) < 0) {
-			fprintf(stderr, "scxd-attach-time: sched_ext did not become disabled before run %u\n", i);
-			return 1;
-		}
-		if (!o->raw && copy_file(o->on, o->policy) < 0) {
-			fprintf(stderr, "scxd-attach-time: copying %s to %s: %m\n", o->on, o->policy);
-			return 1;
-		}
-		t0 = now_ms();
-		if (o->raw)
-			pid = spawn(o->raw, NULL);
-		else
-			kill(o->scxd, SIGHUP);
-		dt = wait_root(o->ops, t0);
-		printf("root %s run %u: %.2f ms\n", who, i, dt);
-		if (dt >= 0)
-			v[n++] = dt;
 		if (o->raw) {
-			stop(pid);
-		} else {
-			copy_file(o->off, o->policy);
-			kill(o->scxd, SIGHUP);
+			dt = root_once(o, o->raw);
+			printf("root raw libbpf loader run %u: %.2f ms\n", i, dt);
+			if (dt >= 0)
+				v_raw[n_raw++] = dt;
+		}
+		if (scxd) {
+			dt = root_once(o, NULL);
+			printf("root scxd run %u: %.2f ms\n", i, dt);
+			if (dt >= 0)
+				v_scxd[n_scxd++] = dt;
 		}
 	}
 	wait_root(NULL, now_ms());
-	summary(o->raw ? "root-attach raw" : "root-attach scxd", v, n);
-	return n == o->runs ? 0 : 1;
+	if (o->raw)
+		summary("root-attach raw", v_raw, n_raw);
+	if (scxd)
+		summary("root-attach scxd", v_scxd, n_scxd);
+	if (o->raw && scxd && n_raw && n_scxd)
+		printf("root-attach: scxd/raw median ratio %.2f\n", v_scxd[n_scxd / 2] / v_raw[n_raw / 2]);
+	return (!o->raw || n_raw == o->runs) && (!scxd || n_scxd == o->runs) ? 0 : 1;
 }
 
 static int bench_child(const struct options *o)
@@ -304,6 +332,73 @@ static int bench_child(const struct options *o)
 	return n == o->runs ? 0 : 1;
 }
 
+static unsigned long long cpu_ticks(pid_t pid)
+{
+	char path[64], stat[1024];
+	unsigned long long ut = 0, st = 0;
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_line(path, stat, sizeof(stat)) < 0 || !(p = strrchr(stat, ')')))
+		return 0;
+	sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st);
+	return ut + st;
+}
+
+/* Wait until @pid's CPU time has not moved for 1 s; ms from @t0 to its last move. */
+static double wait_quiet(pid_t pid, double t0)
+{
+	unsigned long long last = cpu_ticks(pid);
+	double t_last = now_ms();
+
+	while (now_ms() - t_last < 1000 && now_ms() - t0 < 5 * TIMEOUT_S * 1e3) {
+		unsigned long long t;
+
+		sleep_ms(20);
+		t = cpu_ticks(pid);
+		if (t != last) {
+			last = t;
+			t_last = now_ms();
+		}
+	}
+	return t_last - t0;
+}
+
+/*
+ * Without sub-schedulers nothing can be attached: time how long scxd takes
+ * to process the burst (until its CPU time stops moving) and what it costs.
+ */
+static int burst_quiet(const struct options *o, unsigned int n, double t0)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long long c0, c1;
+	double dt;
+
+	if (!o->scxd) {
+		printf("burst: no root/sub and no --pid: nothing to wait for\n");
+		return 1;
+	}
+	c0 = cpu_ticks(o->scxd);
+	dt = wait_quiet(o->scxd, t0);
+	c1 = cpu_ticks(o->scxd);
+	printf("burst: no root/sub (nothing attachable): scxd quiet again %.1f ms after the first mkdir, "
+	       "%.2f s CPU after the mkdirs\n", dt, (double)(c1 - c0) / hz);
+	t0 = now_ms();
+	c0 = c1;
+	for (unsigned int i = 0; i < n; i++) {
+		char cg[PATH_MAX];
+
+		snprintf(cg, sizeof(cg), "%s/b%u", o->dir, i);
+		rmdir(cg);
+	}
+	dt = wait_quiet(o->scxd, t0);
+	c1 = cpu_ticks(o->scxd);
+	printf("burst: %u rmdirs: scxd quiet again %.1f ms after the first rmdir, %.2f s CPU\n",
+	       n, dt, (double)(c1 - c0) / hz);
+	rmdir(o->dir);
+	return 0;
+}
+
 static int bench_burst(const struct options *o)
 {
 	static uint64_t ids[MAX_IDS];
@@ -324,6 +419,8 @@ static int bench_burst(const struct options *o)
 		ids[i] = sb.st_ino;
 	}
 	printf("burst: %u mkdirs took %.1f ms\n", n, now_ms() - t0);
+	if (access(SCX_SYSFS "/root/sub", F_OK) < 0)
+		return burst_quiet(o, n, t0);
 	while ((got = count_subs(ids, n, true)) < n && now_ms() - t0 < 5 * TIMEOUT_S * 1e3)
 		sleep_ms(10);
 	t_all = now_ms() - t0;

@@ -20,7 +20,8 @@
  * start. At the end everything it made is gone and the tree must be back
  * at that baseline. Every task it started must be seen to exit 0.
  * With --scxd-pid it samples scxd's RSS, fd count and CPU time after a
- * warm-up and at the end.
+ * warm-up and at the end. --kill-every N SIGKILLs every Nth task so the
+ * lost-task check can be seen to fail.
  *
  * Prints "ok - guest/churn/[PREFIX]NAME (figures)" / "not ok - ..." lines; exit
  * status is the number of failed checks.
@@ -68,6 +69,7 @@ struct options {
 	const char *root_ops;	/* expected root/ops; NULL: not checked */
 	pid_t scxd_pid;
 	unsigned int rss_margin_kb;
+	unsigned int kill_every;	/* self-test: SIGKILL every Nth task */
 };
 
 /* One mkdir cgroup of the window. */
@@ -84,7 +86,7 @@ struct proc_sample {
 };
 
 struct churn_stats {
-	unsigned long cycles, mkdirs, scopes, moves, move_races;
+	unsigned long cycles, mkdirs, scopes, moves, move_races, seen_in, killed;
 	unsigned long started, finished_ok, finished_bad, scope_failed;
 	unsigned long checks, checks_failed;
 	double settle_max_s, settle_sum_s;
@@ -471,6 +473,17 @@ static int sample_proc(pid_t pid, struct proc_sample *s)
 	return 0;
 }
 
+/* Does /proc/@pid/cgroup put it in @cg (a path below --cgroup-root)? */
+static bool task_in(const struct options *o, pid_t pid, const char *cg)
+{
+	char path[64], line[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	if (read_line(path, line, sizeof(line)) < 0 || strncmp(line, "0::", 3))
+		return false;
+	return !strcmp(cg + strlen(o->cgroup_root), line + 3);
+}
+
 static void mkdir_cycle(const struct options *o, struct churn_stats *st, unsigned long cycle)
 {
 	struct churn_cg *c = &window[cycle % o->window];
@@ -497,6 +510,10 @@ static void mkdir_cycle(const struct options *o, struct churn_stats *st, unsigne
 	c->task = pid;
 	/* in while scxd is still reacting to the mkdir */
 	move_task(st, c->path, pid);
+	if (task_in(o, pid, c->path))
+		st->seen_in++;
+	if (o->kill_every && cycle % o->kill_every == 0 && kill(pid, SIGKILL) == 0)
+		st->killed++;
 	/* and an older one bounced out and back in */
 	if (mid->path[0] && mid->task) {
 		move_task(st, NULL, mid->task);
@@ -637,8 +654,9 @@ static int run(const struct options *o)
 
 	result(st.cycles >= o->cycles, "cycles",
 	       "%lu of %lu cycles in %.1f s: %lu mkdir/rmdir, %lu scopes, %lu task moves (%lu raced an exit), "
-	       "%lu rmdir retries",
-	       st.cycles, o->cycles, t_run, st.mkdirs, st.scopes, st.moves, st.move_races, st.rmdir_retries);
+	       "%lu tasks seen in their new cgroup by /proc/PID/cgroup, %lu rmdir retries%s",
+	       st.cycles, o->cycles, t_run, st.mkdirs, st.scopes, st.moves, st.move_races, st.seen_in,
+	       st.rmdir_retries, st.killed ? ", self-test: some tasks SIGKILLed on purpose" : "");
 	result(st.checks_failed == 0, "tree-matches-policy-at-intervals",
 	       "%lu checks, %lu failed, settle max %.2f s mean %.2f s; %s%s%s",
 	       st.checks, st.checks_failed, st.settle_max_s,
@@ -712,6 +730,7 @@ static int usage(FILE *f)
 	      "                 [--scope-every N] [--max-scopes N] [--check-every N] [--settle-seconds S]\n"
 	      "                 [--task-ms MS] [--cgroup-root DIR] [--dir NAME] [--slice NAME|--no-scopes]\n"
 	      "                 [--root-ops OPS] [--scxd-pid PID] [--rss-margin-kb KB] [--label PREFIX]\n"
+	      "                 [--kill-every N]   (self-test: SIGKILL every Nth task, must fail)\n"
 	      "       churn links [PIN_DIR]\n"
 	      "       churn task MS\n", f);
 	return f == stderr ? 2 : 0;
@@ -737,6 +756,7 @@ int main(int argc, char **argv)
 		{ "scxd-pid", required_argument, NULL, 'p' },
 		{ "rss-margin-kb", required_argument, NULL, 'M' },
 		{ "label", required_argument, NULL, 'L' },
+		{ "kill-every", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -775,6 +795,7 @@ int main(int argc, char **argv)
 		case 'p': o.scxd_pid = atoi(optarg); break;
 		case 'M': o.rss_margin_kb = atoi(optarg); break;
 		case 'L': label = optarg; break;
+		case 'K': o.kill_every = atoi(optarg); break;
 		case 'h': return usage(stdout);
 		default: return usage(stderr);
 		}

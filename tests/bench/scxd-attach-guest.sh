@@ -41,7 +41,9 @@ wait_state enabled
 sleep 2
 $at idle --pid "$pid" --seconds 10
 
-if [ -d $scx/root/sub ]; then
+# sub-schedulers: the kernel's BTF has sched_ext_ops.sub_cgroup_id (root/sub
+# itself exists only while the root scheduler can host children)
+if grep -qa sub_cgroup_id /sys/kernel/btf/vmlinux; then
 	cat > /run/sub.json <<'EOF'
 { "version": 1, "entries": [
   { "cgroup": "/", "scheduler": "wparent" },
@@ -66,7 +68,7 @@ EOF
 	$at idle --pid "$pid" --seconds 10
 	for i in $(seq 1 50); do rmdir /sys/fs/cgroup/bench-burst/k$i; done
 else
-	echo "== no $scx/root/sub: this kernel has no sub-schedulers; child attach, burst attach and 50 attached children need it"
+	echo "== no sub_cgroup_id in the kernel's BTF: this kernel has no sub-schedulers; child attach, burst attach and 50 attached children need it"
 	printf '{ "version": 1, "entries": [\n  { "cgroup": "/", "scheduler": "wparent" },\n  { "cgroup": "/bench-burst/*", "scheduler": "vtime" } ] }\n' > /run/sub.json
 	if scxd --check /run/sub.json >/dev/null 2>&1; then
 		reload /run/sub.json

@@ -15,8 +15,9 @@
  * Every --check-every cycles it stops and waits until the kernel's sysfs
  * tree is what the policy wants for the cgroups that exist at that moment:
  * the root scheduler named by --root-ops, and, when the kernel has
- * sub-schedulers (root/sub exists), a sub-<cgid> directory for exactly the
- * direct children of --dir and --slice plus whatever was there at the
+ * sub-schedulers (its BTF has sub_cgroup_id), a sub-<cgid> directory under
+ * root/sub for exactly the direct children of --dir and --slice plus
+ * whatever was there at the
  * start. At the end everything it made is gone and the tree must be back
  * at that baseline. Every task it started must be seen to exit 0.
  * With --scxd-pid it samples scxd's RSS, fd count and CPU time after a
@@ -357,9 +358,35 @@ static void collect_children(const struct options *o, const char *dir, uint64_t 
 	}
 }
 
+/*
+ * Does the kernel have sub-schedulers? Its BTF names sched_ext_ops's
+ * sub_cgroup_id then. root/sub is no answer: it exists only while the root
+ * scheduler can host children (has ops.sub_attach).
+ */
 static bool kernel_has_subs(void)
 {
-	return access(SCX_SYSFS "/root/sub", F_OK) == 0;
+	static int known = -1;
+	_cleanup_(fclosep) FILE *f = NULL;
+	static char buf[1 << 16];
+	size_t n, keep = 0;
+	const char *key = "sub_cgroup_id";
+
+	if (known >= 0)
+		return known;
+	known = 0;
+	f = fopen("/sys/kernel/btf/vmlinux", "re");
+	if (!f)
+		return known;
+	while ((n = fread(buf + keep, 1, sizeof(buf) - keep, f)) > 0) {
+		n += keep;
+		if (memmem(buf, n, key, strlen(key))) {
+			known = 1;
+			break;
+		}
+		keep = strlen(key) - 1;
+		memmove(buf, buf + n - keep, keep);
+	}
+	return known;
 }
 
 /*
@@ -661,7 +688,7 @@ static int run(const struct options *o)
 	       "%lu checks, %lu failed, settle max %.2f s mean %.2f s; %s%s%s",
 	       st.checks, st.checks_failed, st.settle_max_s,
 	       st.checks ? st.settle_sum_s / st.checks : 0.0,
-	       subs ? "root ops and sub-<cgid> set" : "root ops only (no root/sub: kernel without sub-schedulers)",
+	       subs ? "root ops and sub-<cgid> set" : "root ops only: kernel without sub-schedulers",
 	       st.first_mismatch[0] ? "; first: " : "", st.first_mismatch);
 	result(end_ok, "tree-back-at-baseline",
 	       "root ops %s, %u sub-scheduler(s) at start, %u at the end, enable_seq %s->%s",

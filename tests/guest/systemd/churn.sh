@@ -76,7 +76,13 @@ fi
 pid=$(mainpid)
 t0=$(date +%s)
 $churn run --cycles "$cycles" --max-seconds "$max_seconds" --root-ops "$ops" --scxd-pid "$pid" \
-	--dir churn --slice scxd-churn.slice || fails=$((fails + $?))
+	--dir churn --slice scxd-churn.slice || {
+	fails=$((fails + $?))
+	echo "--- scxd's open files after the churn (count, target)"
+	ls -l /proc/"$pid"/fd | awk 'NR > 1 { sub(/:\[[0-9]+\]$/, ":[...]", $NF); print $NF }' | sort | uniq -c
+	echo "--- sched_ext sysfs after the churn"
+	find $scx -maxdepth 6 -type d -name 'sub-*' | head -20
+}
 echo "churn: $(($(date +%s) - t0)) s for $cycles cycles"
 [ "$(mainpid)" = "$pid" ] && [ "$(systemctl show -p NRestarts --value scxd.service)" = 0 ] &&
 	ok "scxd-survives-churn (pid $pid, NRestarts 0)" ||
@@ -104,7 +110,14 @@ t_up=$(($(date +%s) - t_kill))
 wait $bg
 kill_rc=$?
 sed -n '/^\(ok\|not ok\|skip\) - /p' /run/churn-kill9.out
-[ $kill_rc = 0 ] || { fails=$((fails + 1)); grep -v '^\(ok\|not ok\|skip\) - ' /run/churn-kill9.out | tail -5; }
+if [ $kill_rc != 0 ]; then
+	fails=$((fails + 1))
+	grep -v '^\(ok\|not ok\|skip\) - ' /run/churn-kill9.out | tail -5
+	echo "--- pins, records and sub-schedulers after the kill -9 churn"
+	echo "pins: $(ls /sys/fs/bpf/scxd | tr '\n' ' ')"
+	echo "records: $(ls /run/scxd/nodes 2>/dev/null | tr '\n' ' ')"
+	echo "sysfs: $(find $scx -type d -name 'sub-*' | sed 's|.*/||' | tr '\n' ' ')"
+fi
 seq1=$(cat $scx/enable_seq)
 links1=$(stable_links)
 restarts1=$(systemctl show -p NRestarts --value scxd.service)

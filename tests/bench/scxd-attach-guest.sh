@@ -14,6 +14,14 @@ policy=/etc/scxd/policy.json
 median() { sed -n 's/.* median \([0-9.]*\) ms.*/\1/p' "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 reload() { install -m 0644 "$1" $policy; kill -HUP "$pid"; }
+# scxd's pid now; says so, with systemd's reason, when it was restarted
+refresh_pid() {
+	new=$(systemctl show -p MainPID --value scxd.service)
+	[ "$new" = "$pid" ] && return 0
+	echo "bench: scxd was restarted (pid $pid -> $new, NRestarts $(systemctl show -p NRestarts --value scxd.service)):"
+	journalctl -u scxd.service --no-pager -o cat | grep -i -m5 'watchdog\|killed\|dumped\|exited\|failed with' | sed 's/^/  /'
+	pid=$new
+}
 wait_state() {
 	i=0
 	while [ "$(cat $scx/state)" != "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
@@ -60,11 +68,13 @@ EOF
 	echo "child-attach: scxd/raw median ratio $(ratio "$(median /run/cscxd.out)" "$(median /run/craw.out)")"
 	echo "== burst: $burst matching cgroups at once"
 	$at burst --count "$burst" --dir /sys/fs/cgroup/bench-burst
+	refresh_pid
 	echo "== scxd with 50 attached children, idle"
 	mkdir -p /sys/fs/cgroup/bench-burst
 	for i in $(seq 1 50); do mkdir /sys/fs/cgroup/bench-burst/k$i; done
 	sleep 10
 	echo "children attached: $(find $scx/root/sub -type d -name 'sub-*' | wc -l)"
+	refresh_pid
 	$at idle --pid "$pid" --seconds 10
 	for i in $(seq 1 50); do rmdir /sys/fs/cgroup/bench-burst/k$i; done
 else

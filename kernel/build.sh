@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the lab kernel from Debian's linux-source-6.12 with kernel/series
+# applied, plus libbpf, bpftool and vmlinux.h from the same tree.
+#
+#   kernel/build.sh [--variant guest|debug] [--pristine] [--print-env]
+#
+# Everything lives in ${SCXD_CACHE:-$HOME/.cache/scxd}, never in the
+# repository:
+#   dl/                     the downloaded .deb
+#   linux-<ver>/            git repo of the pristine tree (tag pristine),
+#                           branch "scxd" = pristine + kernel/series
+#   build/<variant>/        out-of-tree build (O=), stamped with its key
+#   tools/<key>/            libbpf + bpftool built from the tree
+#
+# A run with the same Debian version, series and config fragments is a
+# no-op. The last lines printed are shell assignments (KVER, KDIR, KBUILD,
+# BZIMAGE, VMLINUX, VMLINUX_H, BPFTOOL, LIBBPF_INC, LIBBPF_A) that other
+# scripts source through --print-env.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=${SCXD_CACHE:-$HOME/.cache/scxd}
+variant=guest
+pristine=0
+print_env=0
+jobs=${SCXD_JOBS:-$(nproc)}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--variant) variant=$2; shift 2 ;;
+	--pristine) pristine=1; shift ;;
+	--print-env) print_env=1; shift ;;
+	*) echo "usage: $0 [--variant guest|debug] [--pristine] [--print-env]" >&2; exit 2 ;;
+	esac
+done
+
+log() { printf 'kernel/build: %s\n' "$*" >&2; }
+die() { printf 'kernel/build: error: %s\n' "$*" >&2; exit 1; }
+
+case $variant in
+guest) fragments=("$repo/kernel/config/guest.config") ;;
+debug) fragments=("$repo/kernel/config/guest.config" "$repo/kernel/config/debug.config") ;;
+*) die "unknown variant '$variant' (guest or debug)" ;;
+esac
+[ $pristine = 1 ] && variant=$variant-pristine
+
+# One build at a time: the series worktree and the build directories are
+# shared by every caller (tests, developers, the demo).
+mkdir -p "$cache"
+exec 9>"$cache/.build.lock"
+if ! flock -n 9; then
+	log "waiting for another kernel/build.sh to finish"
+	flock 9
+fi
+
+# --- build dependencies -----------------------------------------------------
+
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing ${missing[*]}"
+	[ "$(id -u)" = 0 ] || die "missing packages ${missing[*]} and not root to install them"
+	apt-get update -q >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+}
+
+need_pkgs build-essential bc bison flex libelf-dev libssl-dev dwarves cpio \
+	ccache clang-19 lld-19 llvm-19 libzstd-dev zlib1g-dev libcap-dev \
+	xz-utils git rsync python3 kmod
+
+# --- source -----------------------------------------------------------------
+
+mkdir -p "$cache/dl" "$cache/build" "$cache/tools"
+kver=${SCXD_KVER:-}
+if [ -z "$kver" ]; then
+	kver=$(apt-cache policy linux-source-6.12 2>/dev/null | awk '/Candidate:/ {print $2}')
+	if [ -z "$kver" ] || [ "$kver" = "(none)" ]; then
+		apt-get update -q >/dev/null 2>&1 || true
+		kver=$(apt-cache policy linux-source-6.12 2>/dev/null | awk '/Candidate:/ {print $2}')
+	fi
+	if [ -z "$kver" ] || [ "$kver" = "(none)" ]; then
+		# offline: fall back to the newest package already downloaded
+		deb=$(ls "$cache"/dl/linux-source-6.12_*.deb 2>/dev/null | sort -V | tail -1)
+		[ -n "$deb" ] || die "linux-source-6.12 is not known to apt and none is cached in $cache/dl"
+		kver=$(basename "$deb" | sed 's/^linux-source-6.12_\(.*\)_all\.deb$/\1/')
+	fi
+fi
+deb=$cache/dl/linux-source-6.12_${kver}_all.deb
+if [ ! -f "$deb" ]; then
+	log "downloading linux-source-6.12 $kver"
+	(cd "$cache/dl" && apt-get download -q "linux-source-6.12=$kver" >&2 2>/dev/null) ||
+		die "apt-get download linux-source-6.12=$kver failed"
+	deb=$(ls "$cache"/dl/linux-source-6.12_*"${kver#*:}"_all.deb | head -1)
+fi
+
+ksrc=$cache/linux-${kver%%-*}
+if ! git -C "$ksrc" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
+	log "extracting $deb into $ksrc"
+	rm -rf "$ksrc" "$ksrc.tmp"
+	mkdir -p "$ksrc.tmp"
+	dpkg-deb --fsys-tarfile "$deb" | tar -x --to-stdout ./usr/src/linux-source-6.12.tar.xz |
+		tar -xJ -C "$ksrc.tmp" --strip-components=1
+	(
+		cd "$ksrc.tmp"
+		git init -q -b debian
+		git config user.name scxd-build
+		git config user.email scxd-build@localhost
+		git config gc.auto 0
+		# Debian's .gitignore ignores the whole top level; the tree is ours
+		git add -A -f .
+		git commit -q -m "linux-source-6.12 $kver (Debian, pristine)"
+		git tag pristine
+	)
+	mv "$ksrc.tmp" "$ksrc"
+fi
+
+# --- series -----------------------------------------------------------------
+
+# the patch files kernel/series lists, in order (comments, blank lines skipped)
+series_patches() { grep -v '^[[:space:]]*\(#\|$\)' "$repo/kernel/series" || true; }
+
+series_hash=pristine
+if [ $pristine = 0 ]; then
+	series_hash=$( (cat "$repo/kernel/series";
+		series_patches | while read -r p; do
+			cat "$repo/kernel/patches/$p" 2>/dev/null || echo "missing $p"; done) | sha256sum | cut -c1-16)
+fi
+# The pristine tree is the repo's own checkout; the series is applied in a
+# worktree beside it, so both variants can be built without a checkout
+# touching the other's files (and so without needless rebuilds).
+if [ $pristine = 1 ]; then
+	branch=scxd-pristine
+	ktree=$ksrc
+else
+	branch=scxd
+	ktree=$ksrc-scxd
+	[ -e "$ktree/.git" ] || git -C "$ksrc" worktree add -q -f "$ktree" pristine >&2
+fi
+if [ "$(git -C "$ktree" config --get "scxd.$branch" || true)" != "$series_hash" ] ||
+   [ "$(git -C "$ktree" symbolic-ref -q --short HEAD || true)" != "$branch" ]; then
+	log "applying kernel/series to linux-source-6.12 $kver in $ktree"
+	git -C "$ktree" am --abort >/dev/null 2>&1 || true
+	git -C "$ktree" checkout -q -f -B "$branch" pristine
+	if [ $pristine = 0 ]; then
+		series_patches | while read -r p; do
+			[ -f "$repo/kernel/patches/$p" ] || die "kernel/series names $p, which is not in kernel/patches/"
+			if ! git -C "$ktree" am -q --keep-cr "$repo/kernel/patches/$p" >&2; then
+				git -C "$ktree" am --abort >/dev/null 2>&1 || true
+				die "patch $p does not apply to Debian linux-source-6.12 $kver; rebase the series"
+			fi
+		done
+	fi
+	git -C "$ktree" config "scxd.$branch" "$series_hash"
+fi
+
+# --- kernel -----------------------------------------------------------------
+
+key=$( (echo "$kver $series_hash"; cat "${fragments[@]}") | sha256sum | cut -c1-16)
+kbuild=$cache/build/$variant
+export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache}
+kmake=(make -C "$ktree" O="$kbuild" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_TIMESTAMP=scxd KBUILD_BUILD_USER=scxd KBUILD_BUILD_HOST=lab)
+
+if [ "$(cat "$kbuild/.scxd-key" 2>/dev/null)" != "$key" ] || [ ! -f "$kbuild/arch/x86/boot/bzImage" ]; then
+	log "building $variant kernel (key $key) in $kbuild"
+	mkdir -p "$kbuild"
+	rm -f "$kbuild/.scxd-key"
+	"${kmake[@]}" -s tinyconfig >&2
+	"$ktree/scripts/kconfig/merge_config.sh" -m -O "$kbuild" "$kbuild/.config" "${fragments[@]}" >/dev/null
+	"${kmake[@]}" -s olddefconfig >&2
+	# every option a fragment asks for must have survived olddefconfig
+	bad=0
+	while IFS= read -r line; do
+		case $line in CONFIG_*=n) opt=${line%%=*}
+			grep -q "^$opt=" "$kbuild/.config" && { log "config: $opt is set, fragment wants it off"; bad=1; } ;;
+		CONFIG_*) grep -qxF "$line" "$kbuild/.config" || { log "config: '$line' did not take (dependency missing?)"; bad=1; } ;;
+		esac
+	done < <(cat "${fragments[@]}" | grep '^CONFIG_')
+	[ $bad = 0 ] || die "config fragments for $variant do not apply cleanly"
+	"${kmake[@]}" bzImage >&2
+	echo "$key" > "$kbuild/.scxd-key"
+fi
+
+# --- libbpf, bpftool, vmlinux.h ----------------------------------------------
+
+tools=$cache/tools/${kver%%-*}-$series_hash
+if [ ! -x "$tools/sbin/bpftool" ] || [ ! -f "$tools/lib/libbpf.a" ]; then
+	log "building libbpf and bpftool from the tree into $tools"
+	rm -rf "$tools"
+	mkdir -p "$tools/obj/libbpf" "$tools/obj/bpftool"
+	make -C "$ktree/tools/lib/bpf" -j"$jobs" -s OUTPUT="$tools/obj/libbpf/" \
+		EXTRA_CFLAGS='-g -O2 -fPIC' DESTDIR="$tools" prefix= LIBDIR=/lib \
+		install_headers install_static >&2 2>/dev/null ||
+	make -C "$ktree/tools/lib/bpf" -j"$jobs" -s OUTPUT="$tools/obj/libbpf/" \
+		EXTRA_CFLAGS='-g -O2 -fPIC' DESTDIR="$tools" prefix= all install_headers >&2
+	[ -f "$tools/lib/libbpf.a" ] || { mkdir -p "$tools/lib"; cp "$tools/obj/libbpf/libbpf.a" "$tools/lib/"; }
+	make -C "$ktree/tools/bpf/bpftool" -j"$jobs" -s OUTPUT="$tools/obj/bpftool/" \
+		CLANG=clang-19 LLVM_STRIP=llvm-strip-19 >&2
+	mkdir -p "$tools/sbin"
+	cp "$tools/obj/bpftool/bpftool" "$tools/sbin/bpftool"
+fi
+
+vmlinux_h=$kbuild/vmlinux.h
+if [ ! -s "$vmlinux_h" ] || [ "$vmlinux_h" -ot "$kbuild/vmlinux" ]; then
+	"$tools/sbin/bpftool" btf dump file "$kbuild/vmlinux" format c > "$vmlinux_h.tmp"
+	mv "$vmlinux_h.tmp" "$vmlinux_h"
+fi
+
+env_file=$kbuild/scxd.env
+cat > "$env_file" <<EOF
+KVER='$kver'
+KVARIANT='$variant'
+KDIR='$ktree'
+KBUILD='$kbuild'
+BZIMAGE='$kbuild/arch/x86/boot/bzImage'
+VMLINUX='$kbuild/vmlinux'
+VMLINUX_H='$vmlinux_h'
+BPFTOOL='$tools/sbin/bpftool'
+LIBBPF_INC='$tools/include'
+LIBBPF_A='$tools/lib/libbpf.a'
+EOF
+if [ $print_env = 1 ]; then cat "$env_file"; else log "ready: $env_file"; fi

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one header every scxd scheduler includes.
+ *
+ * It pulls in the generated vmlinux.h and the kernel tree's own
+ * tools/sched_ext/include/scx/common.bpf.h (found through -I, never
+ * copied here), then our compat layer and the few helpers the
+ * schedulers share. Anything two schedulers would otherwise both write
+ * belongs here; anything only one uses stays in its .bpf.c.
+ *
+ * Conventions every scheduler follows, relied on by scxd and the tests:
+ *  - tunables are "const volatile" globals in .rodata with defaults that
+ *    work, so a loader lists them from BTF and may set them before load;
+ *  - exit information is recorded in a .data global named "uei"
+ *    (struct user_exit_info) by ops.exit();
+ *  - objects that can host child schedulers define
+ *    "const volatile bool scxd_can_host_children = true".
+ */
+#ifndef __SCXD_COMMON_BPF_H
+#define __SCXD_COMMON_BPF_H
+
+#include <scx/common.bpf.h>
+#include <bpf/bpf_core_read.h>
+#include "compat.bpf.h"
+
+#define SCXD_WEIGHT_DFL		100	/* cgroup cpu.weight and task weight at nice 0 */
+#define SCXD_NSEC_PER_USEC	1000ULL
+#define SCXD_NSEC_PER_MSEC	1000000ULL
+
+static __always_inline bool scxd_vtime_before(u64 a, u64 b)
+{
+	return (s64)(a - b) < 0;
+}
+
+/* @ns of CPU time charged at @weight, in the vtime of weight 100. */
+static __always_inline u64 scxd_scale_inv(u64 ns, u32 weight)
+{
+	return ns * SCXD_WEIGHT_DFL / (weight ?: 1);
+}
+
+static __always_inline u64 scxd_min(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+static __always_inline u64 scxd_max(u64 a, u64 b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * Wake an idle CPU @p may run on, so that a task we just queued on a
+ * shared DSQ does not wait for a busy CPU to get round to it. Idle CPUs
+ * in sched_ext do not look for work by themselves.
+ */
+static __always_inline void scxd_kick_idle_for(const struct task_struct *p)
+{
+	s32 cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+
+	if (cpu >= 0)
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+}
+
+/*
+ * ops.dispatch() runs when @prev's slice ran out but before @prev is
+ * queued again, so a scheduler that always takes the head of its queue
+ * alternates strictly between @prev and the head, whatever their
+ * weights. Call this with @prev's current key (already charged for the
+ * slice it just used): true if @prev should keep the CPU because it is
+ * still ahead of everything queued on @dsq_id. The caller then refills
+ * @prev's slice.
+ */
+static __always_inline bool scxd_prev_is_queued(const struct task_struct *prev)
+{
+	return prev && (prev->scx.flags & SCX_TASK_QUEUED);
+}
+
+static __always_inline bool scxd_prev_before_head(u64 prev_key, u64 dsq_id)
+{
+	struct task_struct *q;
+	bool before = true;	/* nothing queued: keep it */
+
+	bpf_for_each(scx_dsq, q, dsq_id, 0) {
+		before = scxd_vtime_before(prev_key, q->scx.dsq_vtime);
+		break;
+	}
+	return before;
+}
+
+/*
+ * cpu.weight of cgroup @cgrp as the cpu controller sees it (1..10000,
+ * 100 by default and for cgroups without the cpu controller enabled).
+ * Reads task_group::scx_weight, which CONFIG_EXT_GROUP_SCHED keeps up to
+ * date; on kernels without it every cgroup weighs the default.
+ */
+static __always_inline u32 scxd_cgroup_weight(struct cgroup *cgrp)
+{
+	struct cgroup_subsys_state *css;
+	struct task_group *tg;
+	u32 weight = 0;
+
+	if (!bpf_core_field_exists(struct task_group, scx_weight))
+		return SCXD_WEIGHT_DFL;
+
+	css = BPF_CORE_READ(cgrp, subsys[cpu_cgrp_id]);
+	if (!css)
+		return SCXD_WEIGHT_DFL;
+	tg = container_of(css, struct task_group, css);
+	weight = BPF_CORE_READ(tg, scx_weight);
+	return weight ?: SCXD_WEIGHT_DFL;
+}
+
+/* Same, by cgroup id; SCXD_WEIGHT_DFL when the cgroup is gone. */
+static __always_inline u32 scxd_cgroup_weight_by_id(u64 cgid)
+{
+	struct cgroup *cgrp;
+	u32 weight;
+
+	cgrp = bpf_cgroup_from_id(cgid);
+	if (!cgrp)
+		return SCXD_WEIGHT_DFL;
+	weight = scxd_cgroup_weight(cgrp);
+	bpf_cgroup_release(cgrp);
+	return weight;
+}
+
+#endif	/* __SCXD_COMMON_BPF_H */

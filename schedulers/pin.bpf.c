@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scxd pin: keep tasks on a subset of the CPUs.
+ *
+ * For whom: a cgroup that must stay off some CPUs or keep to its own
+ * (a noisy batch job kept to two cores, a latency-critical service given
+ * cores nobody else uses when the root also runs pin for everyone else
+ * with the complementary set), without touching each task's affinity or
+ * cpuset configuration.
+ *
+ * Policy. @cpus is a bitmask of allowed CPUs (bit N = CPU N, CPUs 0-63;
+ * 0, the default, means all). A waking task goes to an idle allowed CPU
+ * when there is one, else it is queued in one FIFO that only allowed
+ * CPUs serve, so it runs nowhere else; a synchronous wakee (pipe or
+ * futex hand-off) waits behind its waker when nobody else waits there,
+ * as in fifo. Tasks whose own affinity has no
+ * CPU in common with @cpus (per-CPU kernel threads as root) are run where
+ * they are, in FIFO order, since refusing them would stall them.
+ *
+ * Example: cpus=0x3 on a 4-CPU guest: spinners of the cgroup share CPUs
+ * 0 and 1 and are never seen on 2 or 3 (tests/guest/sched checks this
+ * with sched_getcpu() samples from every task).
+ *
+ * Trade-off: no weights; an allowed CPU's idle time is not lent to the
+ * other CPUs' tasks.
+ *
+ * Roles.
+ *  - root: confines every task that can run on the set.
+ *  - leaf: confines the cgroup's tasks; the parent decides when the
+ *    cgroup runs on those CPUs.
+ *  - parent: no (no sub_attach).
+ *
+ * Tunables:
+ *  cpus	  allowed CPUs as a bitmask, 0 = all (default 0)
+ *  slice_us  slice length (default 20000)
+ *  sub_cgroup_id set by the loader when run as a leaf
+ */
+#include <scxd/common.bpf.h>
+
+char _license[] SEC("license") = "GPL";
+
+const volatile u64 cpus;
+const volatile u64 slice_us = 20000;
+const volatile u64 sub_cgroup_id;
+
+UEI_DEFINE(uei);
+
+#define PIN_DSQ 0
+#define MAX_MASK_CPUS 64
+
+struct allowed {
+	struct bpf_cpumask __kptr *mask;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct allowed);
+} allowed_map SEC(".maps");
+
+static u64 slice_ns(void)
+{
+	return slice_us * SCXD_NSEC_PER_USEC;
+}
+
+/* The allowed set; valid for the rest of this (RCU-protected) callback. */
+static const struct cpumask *allowed_cpus(void)
+{
+	struct allowed *a;
+	u32 zero = 0;
+
+	a = bpf_map_lookup_elem(&allowed_map, &zero);
+	if (!a || !a->mask)
+		return NULL;
+	return cast_mask(a->mask);
+}
+
+s32 BPF_STRUCT_OPS(pin_select_cpu, struct task_struct *p, s32 prev_cpu,
+		   u64 wake_flags)
+{
+	const struct cpumask *mask = allowed_cpus();
+	s32 cpu, this_cpu;
+
+	if (!mask || !bpf_cpumask_intersects(mask, p->cpus_ptr))
+		return prev_cpu;
+
+	cpu = scx_bpf_pick_idle_cpu(mask, 0);
+	if (cpu >= 0 && bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
+		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
+		return cpu;
+	}
+
+	/* a synchronous wakee waits behind its waker if nobody else does */
+	this_cpu = bpf_get_smp_processor_id();
+	if (!sub_cgroup_id && (wake_flags & SCX_WAKE_SYNC) &&
+	    bpf_cpumask_test_cpu(this_cpu, mask) &&
+	    bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
+	    !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu)) {
+		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
+		return this_cpu;
+	}
+
+	if (bpf_cpumask_test_cpu(prev_cpu, mask))
+		return prev_cpu;
+	cpu = bpf_cpumask_any_and_distribute(mask, p->cpus_ptr);
+	return cpu < scx_bpf_nr_cpu_ids() ? cpu : prev_cpu;
+}
+
+void BPF_STRUCT_OPS(pin_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	const struct cpumask *mask = allowed_cpus();
+	s32 cpu;
+
+	if (!mask || !bpf_cpumask_intersects(mask, p->cpus_ptr)) {
+		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), enq_flags);
+		return;
+	}
+
+	scxd_dsq_insert(p, PIN_DSQ, slice_ns(), enq_flags);
+	cpu = scx_bpf_pick_idle_cpu(mask, 0);
+	if (cpu >= 0)
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+}
+
+void BPF_STRUCT_OPS(pin_dispatch, s32 cpu, struct task_struct *prev)
+{
+	const struct cpumask *mask = allowed_cpus();
+
+	if (mask && bpf_cpumask_test_cpu(cpu, mask))
+		scxd_dsq_move_to_local(PIN_DSQ);
+}
+
+s32 BPF_STRUCT_OPS_SLEEPABLE(pin_init)
+{
+	struct bpf_cpumask *mask;
+	struct allowed *a;
+	u32 zero = 0, i;
+	s32 ret;
+
+	ret = scx_bpf_create_dsq(PIN_DSQ, -1);
+	if (ret)
+		return ret;
+
+	mask = bpf_cpumask_create();
+	if (!mask)
+		return -ENOMEM;
+	for (i = 0; i < MAX_MASK_CPUS; i++)
+		if (!cpus || (cpus & (1ULL << i)))
+			bpf_cpumask_set_cpu(i, mask);
+
+	a = bpf_map_lookup_elem(&allowed_map, &zero);
+	if (!a) {
+		bpf_cpumask_release(mask);
+		return -ENOENT;
+	}
+	mask = bpf_kptr_xchg(&a->mask, mask);
+	if (mask)
+		bpf_cpumask_release(mask);
+	return 0;
+}
+
+void BPF_STRUCT_OPS(pin_exit, struct scx_exit_info *ei)
+{
+	UEI_RECORD(uei, ei);
+}
+
+SCX_OPS_DEFINE(pin_ops,
+	       .select_cpu		= (void *)pin_select_cpu,
+	       .enqueue			= (void *)pin_enqueue,
+	       .dispatch		= (void *)pin_dispatch,
+	       .init			= (void *)pin_init,
+	       .exit			= (void *)pin_exit,
+	       .name			= "scxd_pin");

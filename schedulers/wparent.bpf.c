@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scxd wparent: share CPU between our own tasks and child schedulers by
+ * weight.
+ *
+ * For whom: the cgroup (or the root) that holds workloads administrators
+ * want divided in fixed proportions, each child cgroup running its own
+ * scheduler (fifo for a batch tier, lat for a serving tier, ...).
+ *
+ * Policy. The contenders are our own tasks, counted as one entity of
+ * weight @self_weight, and every attached child scheduler, of weight
+ * equal to its cgroup's cpu.weight (re-read every @weight_refresh turns)
+ * or @child_weight when @child_weight_from_cgroup is off. Each entity has
+ * a virtual time kept in a red-black tree; a CPU looking for work takes
+ * the entity with the earliest, lets it dispatch (our own: the earliest
+ * of our tasks by their own virtual time; a child: scx_bpf_sub_dispatch()),
+ * and charges it, when that CPU next asks for work or goes idle, the time
+ * it spent, divided by the entity's weight. Charges land in the entity's
+ * record and are folded into its key when it next reaches the front of
+ * the tree, so CPUs never need to find an entity in the tree by id;
+ * picking one costs O(log n) in the number of children, not a scan.
+ *
+ * An entity with nothing to run is pushed behind the current virtual
+ * time by one slice, doubling with each consecutive miss up to
+ * 2^@idle_backoff_max slices, and a CPU gives up after @max_tries
+ * entities per dispatch: idle children cost a bounded, shrinking number
+ * of misses instead of a scan over all of them.
+ *
+ * Example: children A (cpu.weight 200) and B (100) both saturated and
+ * our own tasks idle: A gets 2/3 of the CPUs and B 1/3. If B goes idle,
+ * A gets everything (work-conserving); when B wakes up, it is back in
+ * turn within a few slices. (tests/guest/sched checks 100:300 children to
+ * 10% once the kernel has sub-schedulers; our own tasks' nice shares are
+ * checked now, with and without the tree.)
+ *
+ * Trade-offs: the parent does not see a child's wake-ups (v1 keeps
+ * enqueue on the child), so a child that becomes busy waits for its
+ * turn in the tree or for an idle CPU, up to 2^@idle_backoff_max slices
+ * of virtual time; shares are accurate for children that keep CPUs busy,
+ * approximate for ones that run for microseconds at a time.
+ *
+ * Roles.
+ *  - root: our own tasks are all the system's tasks not in a child; on a
+ *    kernel without sub-schedulers (pristine 6.12) that is every task and
+ *    this is a weighted vtime scheduler. While no child is attached the
+ *    tree is skipped altogether and wake-ups take vtime's fast paths.
+ *  - parent: hosts up to MAX_CHILDREN (1024) direct children, at any
+ *    depth the kernel allows (SCX_SUB_MAX_DEPTH).
+ *  - leaf: as a child of another wparent, the same again one level down.
+ *
+ * Tunables:
+ *  slice_us		     slice of our own tasks and unit of charge (20000)
+ *  self_weight		     weight of our own tasks as one entity; 0: our
+ *			     cgroup's cpu.weight (100)
+ *  child_weight_from_cgroup child weight from its cgroup's cpu.weight (true)
+ *  child_weight	     child weight otherwise (100)
+ *  weight_refresh	     turns between re-reading cpu.weight (64)
+ *  max_tries		     entities tried per dispatch, 1..16 (8)
+ *  idle_backoff_max	     cap of the idle push-back exponent, 0..10 (3)
+ *  tree_always		     use the entity tree even without children, to
+ *			     exercise it where there are no sub-schedulers
+ *			     (false)
+ *  sub_cgroup_id	     set by the loader when run as a child
+ */
+#include <scxd/common.bpf.h>
+
+char _license[] SEC("license") = "GPL";
+
+const volatile bool scxd_can_host_children = true;
+
+const volatile u64 slice_us = 20000;
+const volatile u32 self_weight = 100;
+const volatile bool child_weight_from_cgroup = true;
+const volatile u32 child_weight = 100;
+const volatile u32 weight_refresh = 64;
+const volatile u32 max_tries = 8;
+const volatile u32 idle_backoff_max = 3;
+const volatile bool tree_always;
+const volatile u64 sub_cgroup_id;
+
+UEI_DEFINE(uei);
+
+#define SELF_DSQ	0
+#define SELF_ID		0	/* entity id of our own tasks; cgroup ids are > 1 */
+#define MAX_CHILDREN	1024
+#define MAX_TRIES	16
+
+/* An entity's place in the tree. */
+struct entity_node {
+	struct bpf_rb_node rb;
+	u64 vtime;
+	u64 id;			/* SELF_ID or the child's cgroup id */
+	u64 gen;		/* matches entity_info.gen while attached */
+};
+
+/* What we know about an entity, by id. */
+struct entity_info {
+	u64 gen;
+	u64 pending;		/* charges not yet folded into the key */
+	u32 weight;
+	u32 misses;		/* consecutive turns with nothing to run */
+	u32 turns;		/* turns since weight was read */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_CHILDREN + 1);
+	__type(key, u64);
+	__type(value, struct entity_info);
+} entities SEC(".maps");
+
+/* Which entity the CPU last gave a turn to, and since when. */
+struct cpu_ctx {
+	u64 id_plus1;		/* 0: none */
+	u64 since;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct cpu_ctx);
+} cpu_ctxs SEC(".maps");
+
+private(TREE) struct bpf_spin_lock tree_lock;
+private(TREE) struct bpf_rb_root tree __contains(entity_node, rb);
+
+/* Per task: when it last got a CPU, to charge it by the time it used. */
+struct task_ctx {
+	u64 started_at;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_ctx);
+} task_ctxs SEC(".maps");
+
+static u64 vtime_now;		/* key of the last entity given a turn */
+static u64 self_vtime_now;	/* same, among our own tasks */
+static u64 next_gen = 1;
+static u32 nr_entities;		/* attached, ours included */
+
+static u64 slice_ns(void)
+{
+	return slice_us * SCXD_NSEC_PER_USEC;
+}
+
+static bool node_less(struct bpf_rb_node *a, const struct bpf_rb_node *b)
+{
+	struct entity_node *na = container_of(a, struct entity_node, rb);
+	struct entity_node *nb = container_of(b, struct entity_node, rb);
+
+	return na->vtime < nb->vtime;
+}
+
+static void tree_add(struct entity_node *n)
+{
+	bpf_spin_lock(&tree_lock);
+	bpf_rbtree_add(&tree, &n->rb, node_less);
+	bpf_spin_unlock(&tree_lock);
+}
+
+static struct entity_node *tree_pop(void)
+{
+	struct bpf_rb_node *rb;
+
+	bpf_spin_lock(&tree_lock);
+	rb = bpf_rbtree_first(&tree);
+	if (rb)
+		rb = bpf_rbtree_remove(&tree, rb);
+	bpf_spin_unlock(&tree_lock);
+	return rb ? container_of(rb, struct entity_node, rb) : NULL;
+}
+
+static s32 entity_add(u64 id, u32 weight)
+{
+	struct entity_info info = { .weight = weight ?: 1 };
+	struct entity_node *n;
+	s32 ret;
+
+	info.gen = __sync_fetch_and_add(&next_gen, 1);
+	ret = bpf_map_update_elem(&entities, &id, &info, BPF_NOEXIST);
+	if (ret)
+		return ret == -E2BIG ? -ENOSPC : ret;
+
+	n = bpf_obj_new(struct entity_node);
+	if (!n) {
+		bpf_map_delete_elem(&entities, &id);
+		return -ENOMEM;
+	}
+	n->id = id;
+	n->gen = info.gen;
+	n->vtime = vtime_now;
+	tree_add(n);
+	__sync_fetch_and_add(&nr_entities, 1);
+	return 0;
+}
+
+static u32 entity_weight(u64 id, struct entity_info *info)
+{
+	if (id == SELF_ID || !child_weight_from_cgroup)
+		return info->weight;
+	if (++info->turns >= weight_refresh) {
+		info->turns = 0;
+		info->weight = scxd_cgroup_weight_by_id(id);
+	}
+	return info->weight;
+}
+
+/* Charge the entity that had this CPU since its last turn began. */
+static void charge_cpu(u64 now)
+{
+	struct entity_info *info;
+	struct cpu_ctx *cctx;
+	u32 zero = 0;
+	u64 id;
+
+	cctx = bpf_map_lookup_elem(&cpu_ctxs, &zero);
+	if (!cctx || !cctx->id_plus1)
+		return;
+	id = cctx->id_plus1 - 1;
+	cctx->id_plus1 = 0;
+	info = bpf_map_lookup_elem(&entities, &id);
+	if (info)
+		__sync_fetch_and_add(&info->pending,
+				     scxd_scale_inv(now - cctx->since,
+						    info->weight));
+}
+
+static void cpu_took(u64 id, u64 now)
+{
+	struct cpu_ctx *cctx;
+	u32 zero = 0;
+
+	cctx = bpf_map_lookup_elem(&cpu_ctxs, &zero);
+	if (cctx) {
+		cctx->id_plus1 = id + 1;
+		cctx->since = now;
+	}
+}
+
+/* Give @id a turn on this CPU; true if it put something on it. */
+static bool entity_dispatch(u64 id)
+{
+	if (id == SELF_ID)
+		return scxd_dsq_move_to_local(SELF_DSQ);
+	return scxd_sub_dispatch(id);
+}
+
+/*
+ * One turn of the tree: pop the earliest entity, fold its pending
+ * charges (and put it back, to be looked at again in its new place, if
+ * there were any), let it dispatch and put it back. Returns 1 when
+ * something was dispatched, 0 when the entity had nothing, 2 when it was
+ * only moved back or was a detached child's leftover, -1 when the tree
+ * is empty.
+ */
+static int dispatch_one(u64 now)
+{
+	struct entity_info *info;
+	struct entity_node *n;
+	u64 id, pending, key;
+	u32 backoff;
+	bool ok;
+
+	n = tree_pop();
+	if (!n)
+		return -1;
+
+	id = n->id;
+	info = bpf_map_lookup_elem(&entities, &id);
+	if (!info || info->gen != n->gen) {
+		/* detached since; this is the node's last trip */
+		bpf_obj_drop(n);
+		return 2;
+	}
+
+	pending = __sync_lock_test_and_set(&info->pending, 0);
+	if (pending) {
+		n->vtime += pending;
+		tree_add(n);
+		return 2;
+	}
+
+	key = n->vtime;
+	if (scxd_vtime_before(vtime_now, key))
+		vtime_now = key;
+
+	ok = entity_dispatch(id);
+	if (ok) {
+		info->misses = 0;
+		entity_weight(id, info);
+		cpu_took(id, now);
+	} else {
+		backoff = info->misses < idle_backoff_max ? info->misses
+							  : idle_backoff_max;
+		if (info->misses < 31)
+			info->misses++;
+		/* an entity with nothing to run banks no credit either */
+		n->vtime = scxd_max(n->vtime, vtime_now) +
+			   (scxd_scale_inv(slice_ns(), info->weight) << (backoff & 15));
+	}
+	tree_add(n);
+	return ok;
+}
+
+s32 BPF_STRUCT_OPS(wparent_select_cpu, struct task_struct *p, s32 prev_cpu,
+		   u64 wake_flags)
+{
+	bool is_idle = false;
+	s32 cpu, this_cpu;
+
+	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
+	if (is_idle) {
+		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
+		return cpu;
+	}
+
+	/*
+	 * Alone (no children, not a child ourselves), a synchronous wakee
+	 * may wait behind its waker, as in vtime; with children that would
+	 * let our tasks jump the turn the tree gives them.
+	 */
+	if (nr_entities > 1 || tree_always || sub_cgroup_id ||
+	    !(wake_flags & SCX_WAKE_SYNC))
+		return cpu;
+	this_cpu = bpf_get_smp_processor_id();
+	if (bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
+	    !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu)) {
+		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
+		return this_cpu;
+	}
+	return cpu;
+}
+
+void BPF_STRUCT_OPS(wparent_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	u64 vtime = p->scx.dsq_vtime;
+
+	if (scxd_vtime_before(vtime, self_vtime_now - slice_ns()))
+		vtime = self_vtime_now - slice_ns();
+	scxd_dsq_insert_vtime(p, SELF_DSQ, slice_ns(), vtime, enq_flags);
+	scxd_kick_idle_for(p);
+}
+
+/* Is our own entity the one at the front of the tree? */
+static bool self_in_front(void)
+{
+	struct bpf_rb_node *rb;
+	bool front = false;
+
+	bpf_spin_lock(&tree_lock);
+	rb = bpf_rbtree_first(&tree);
+	if (rb)
+		front = container_of(rb, struct entity_node, rb)->id == SELF_ID;
+	bpf_spin_unlock(&tree_lock);
+	return front;
+}
+
+/* Charge our own task @p for the time it ran since @tctx->started_at. */
+static void charge_task(struct task_struct *p, struct task_ctx *tctx, u64 now)
+{
+	p->scx.dsq_vtime += scxd_scale_inv(now - tctx->started_at, p->scx.weight);
+	tctx->started_at = now;
+}
+
+/*
+ * @prev, one of our own tasks, used up its slice and is still runnable:
+ * let it go on if it is ahead of our other tasks and it is our turn.
+ */
+static bool keep_prev(struct task_struct *prev, u64 now, bool alone)
+{
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, prev, 0, 0);
+
+	if (!tctx || !tctx->started_at)
+		return false;
+	charge_task(prev, tctx, now);
+	if ((!alone && !self_in_front()) ||
+	    !scxd_prev_before_head(prev->scx.dsq_vtime, SELF_DSQ))
+		return false;
+	prev->scx.slice = slice_ns();
+	if (!alone)
+		cpu_took(SELF_ID, now);
+	return true;
+}
+
+void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
+{
+	u64 now = bpf_ktime_get_ns();
+	u32 i, misses;
+	int ret;
+
+	/*
+	 * Without children there is nobody to share with: skip the tree and
+	 * its lock, and serve our own tasks like vtime does.
+	 */
+	if (nr_entities <= 1 && !tree_always) {
+		if (!scxd_prev_is_queued(prev) || !keep_prev(prev, now, true))
+			scxd_dsq_move_to_local(SELF_DSQ);
+		return;
+	}
+
+	charge_cpu(now);
+	if (scxd_prev_is_queued(prev) && keep_prev(prev, now, false))
+		return;
+	/*
+	 * Give up after @max_tries entities with nothing to run; more than
+	 * there are entities would only meet the same ones again. Moving an
+	 * entity back for its charges is not a try, but bounded too.
+	 */
+	for (i = 0, misses = 0; i < 2 * MAX_TRIES; i++) {
+		ret = dispatch_one(now);
+		if (ret == 1 || ret < 0)
+			break;		/* dispatched, or nothing in the tree */
+		if (ret == 0 && (++misses >= max_tries || misses >= nr_entities))
+			break;
+	}
+}
+
+void BPF_STRUCT_OPS(wparent_update_idle, s32 cpu, bool idle)
+{
+	if (idle)
+		charge_cpu(bpf_ktime_get_ns());
+}
+
+void BPF_STRUCT_OPS(wparent_running, struct task_struct *p)
+{
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+
+	if (tctx)
+		tctx->started_at = bpf_ktime_get_ns();
+	if (scxd_vtime_before(self_vtime_now, p->scx.dsq_vtime))
+		self_vtime_now = p->scx.dsq_vtime;
+}
+
+void BPF_STRUCT_OPS(wparent_stopping, struct task_struct *p, bool runnable)
+{
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+
+	if (tctx && tctx->started_at)
+		charge_task(p, tctx, bpf_ktime_get_ns());
+}
+
+/*
+ * @p is no longer ours (it exits, or its cgroup got a scheduler of its
+ * own): forget when it started, so that ops.dispatch(), whose @prev may
+ * be a child's task, never mistakes it for one of ours.
+ */
+void BPF_STRUCT_OPS(wparent_disable, struct task_struct *p)
+{
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+
+	if (tctx)
+		tctx->started_at = 0;
+}
+
+s32 BPF_STRUCT_OPS(wparent_init_task, struct task_struct *p,
+		   struct scx_init_task_args *args)
+{
+	if (!bpf_task_storage_get(&task_ctxs, p, 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE))
+		return -ENOMEM;
+	return 0;
+}
+
+void BPF_STRUCT_OPS(wparent_enable, struct task_struct *p)
+{
+	p->scx.dsq_vtime = self_vtime_now;
+}
+
+#if SCXD_HAVE_SUB_SCHED
+s32 BPF_STRUCT_OPS(wparent_sub_attach, struct scx_sub_attach_args *args)
+{
+	u64 cgid = args->ops->sub_cgroup_id;
+	u32 weight = child_weight;
+	s32 ret;
+
+	if (child_weight_from_cgroup)
+		weight = scxd_cgroup_weight_by_id(cgid);
+	ret = entity_add(cgid, weight);
+	if (ret)
+		bpf_printk("wparent: refusing child on cgroup %llu (%s): %d",
+			   cgid, args->cgroup_path, ret);
+	return ret;
+}
+
+void BPF_STRUCT_OPS(wparent_sub_detach, struct scx_sub_detach_args *args)
+{
+	u64 cgid = args->ops->sub_cgroup_id;
+
+	/* its tree node is dropped when it next reaches the front */
+	if (!bpf_map_delete_elem(&entities, &cgid))
+		__sync_fetch_and_sub(&nr_entities, 1);
+}
+#endif
+
+s32 BPF_STRUCT_OPS_SLEEPABLE(wparent_init)
+{
+	u32 weight = self_weight;
+	s32 ret;
+
+	ret = scx_bpf_create_dsq(SELF_DSQ, -1);
+	if (ret)
+		return ret;
+	if (!weight)
+		weight = sub_cgroup_id ? scxd_cgroup_weight_by_id(sub_cgroup_id)
+				       : SCXD_WEIGHT_DFL;
+	return entity_add(SELF_ID, weight);
+}
+
+void BPF_STRUCT_OPS(wparent_exit, struct scx_exit_info *ei)
+{
+	UEI_RECORD(uei, ei);
+}
+
+SCX_OPS_DEFINE(wparent_ops,
+	       .select_cpu		= (void *)wparent_select_cpu,
+	       .enqueue			= (void *)wparent_enqueue,
+	       .dispatch		= (void *)wparent_dispatch,
+	       .update_idle		= (void *)wparent_update_idle,
+	       .running			= (void *)wparent_running,
+	       .stopping		= (void *)wparent_stopping,
+	       .enable			= (void *)wparent_enable,
+	       .disable			= (void *)wparent_disable,
+	       .init_task		= (void *)wparent_init_task,
+#if SCXD_HAVE_SUB_SCHED
+	       .sub_attach		= (void *)wparent_sub_attach,
+	       .sub_detach		= (void *)wparent_sub_detach,
+#endif
+	       .init			= (void *)wparent_init,
+	       .exit			= (void *)wparent_exit,
+	       .flags			= SCX_OPS_KEEP_BUILTIN_IDLE |
+					  SCXD_OPS_HAS_CGROUP_WEIGHT,
+	       .name			= "scxd_wparent");

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Applying steps with libbpf. No skeletons: scxd loads any scheduler
+ * generically, so everything is found by name in the object's BTF —
+ * tunables in the .rodata DATASEC, sub_cgroup_id and name in the
+ * struct_ops type, uei in .data.
+ */
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "apply.h"
+#include "strict.h"
+#include "util.h"
+
+/*
+ * What libbpf said during one attach, for the error reason: warnings and
+ * errors joined on one line, and of a verifier log only its first line
+ * (which says what went wrong); the whole log goes to debug output.
+ */
+static char libbpf_tail[1024];
+
+static void tail_append(const char *s, size_t n)
+{
+	size_t have = strlen(libbpf_tail);
+
+	if (have && have + 2 < sizeof(libbpf_tail)) {
+		memcpy(libbpf_tail + have, "; ", 3);
+		have += 2;
+	}
+	if (have + n >= sizeof(libbpf_tail))
+		n = sizeof(libbpf_tail) - have - 1;
+	memcpy(libbpf_tail + have, s, n);
+	libbpf_tail[have + n] = '\0';
+}
+
+static int libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char msg[8192];
+	const char *log, *p;
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	log = strstr(msg, "-- BEGIN PROG LOAD LOG --");
+	if (log) {
+		log += strlen("-- BEGIN PROG LOAD LOG --");
+		log += strspn(log, "\n");
+		tail_append(log, strcspn(log, "\n"));
+		return 0;
+	}
+	p = msg;
+	if (startswith(p, "libbpf: "))
+		p += strlen("libbpf: ");
+	tail_append(p, strcspn(p, "\n"));
+	return 0;
+}
+
+static void btf_freep(struct btf **b)
+{
+	btf__free(*b);
+}
+
+int apply_kernel_has_sub_sched(void)
+{
+	_cleanup_(btf_freep) struct btf *vmlinux = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	__s32 id;
+
+	if (!vmlinux)
+		return -errno;
+	id = btf__find_by_name_kind(vmlinux, "sched_ext_ops", BTF_KIND_STRUCT);
+	if (id < 0)
+		return -EOPNOTSUPP; /* no sched_ext at all */
+	t = btf__type_by_id(vmlinux, id);
+	for (unsigned i = 0; i < btf_vlen(t); i++)
+		if (streq(btf__name_by_offset(vmlinux, btf_members(t)[i].name_off), "sub_cgroup_id"))
+			return 1;
+	return 0;
+}
+
+static struct bpf_map *find_map(struct bpf_object *obj, const char *suffix, bool struct_ops)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj) {
+		const char *name = bpf_map__name(m);
+		size_t n = strlen(name), s = suffix ? strlen(suffix) : 0;
+
+		if (struct_ops && bpf_map__type(m) == BPF_MAP_TYPE_STRUCT_OPS)
+			return m;
+		if (!struct_ops && bpf_map__is_internal(m) && n >= s &&
+		    streq(name + n - s, suffix))
+			return m;
+	}
+	return NULL;
+}
+
+/* Offset and size of a variable in a DATASEC of obj's BTF. */
+static int datasec_var(const struct btf *btf, const char *sec, const char *var,
+		       size_t *off, size_t *size)
+{
+	__s32 id = btf__find_by_name_kind(btf, sec, BTF_KIND_DATASEC);
+	const struct btf_type *t;
+	const struct btf_var_secinfo *vsi;
+
+	if (id < 0)
+		return -ENOENT;
+	t = btf__type_by_id(btf, id);
+	vsi = btf_var_secinfos(t);
+	for (unsigned i = 0; i < btf_vlen(t); i++, vsi++) {
+		const struct btf_type *v = btf__type_by_id(btf, vsi->type);
+
+		if (v && streq(btf__name_by_offset(btf, v->name_off), var)) {
+			*off = vsi->offset;
+			*size = vsi->size;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int struct_member(const struct btf *btf, __u32 type_id, const char *name,
+			 size_t *off, size_t *size)
+{
+	const struct btf_type *t = btf__type_by_id(btf, type_id);
+	const struct btf_member *m;
+
+	if (!t || !btf_is_struct(t))
+		return -EINVAL;
+	m = btf_members(t);
+	for (unsigned i = 0; i < btf_vlen(t); i++, m++) {
+		if (!streq(btf__name_by_offset(btf, m->name_off), name))
+			continue;
+		*off = btf_member_bit_offset(t, i) / 8;
+		*size = btf__resolve_size(btf, m->type);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void write_le(unsigned char *p, uint64_t v, size_t size)
+{
+	for (size_t i = 0; i < size; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+__attribute__((format(printf, 3, 4)))
+static int fail(int r, char **reason, const char *fmt, ...)
+{
+	_cleanup_free_ char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (asprintf(reason, "%s%s%s", msg ?: "?", *libbpf_tail ? "; libbpf: " : "",
+		     libbpf_tail) < 0)
+		*reason = NULL;
+	return r < 0 ? r : -EINVAL;
+}
+
+/* Tunables and sub_cgroup_id into .rodata. */
+static int set_rodata(struct bpf_object *obj, const struct sched_node *node, uint64_t cgid,
+		      char **reason)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	struct bpf_map *rodata = find_map(obj, ".rodata", false);
+	unsigned char *data;
+	size_t size = 0, off, vsize;
+
+	if (!rodata)
+		return node->n_tunables ? fail(-ENOENT, reason, "object has no .rodata") : 0;
+	data = (unsigned char *)bpf_map__initial_value(rodata, &size);
+	if (!data)
+		return fail(-EINVAL, reason, "cannot access .rodata");
+	for (size_t i = 0; i < node->n_tunables; i++) {
+		const struct tunable_value *tv = &node->tunables[i];
+
+		if (datasec_var(btf, ".rodata", tv->name, &off, &vsize) < 0 ||
+		    vsize != tv->size || off + vsize > size)
+			return fail(-ENOENT, reason, "tunable %s not in .rodata as a %u-byte variable",
+				    tv->name, tv->size);
+		write_le(data + off, tv->raw, vsize);
+	}
+	if (datasec_var(btf, ".rodata", "sub_cgroup_id", &off, &vsize) == 0 &&
+	    vsize == 8 && off + 8 <= size)
+		write_le(data + off, cgid == 1 ? 0 : cgid, 8);
+	return 0;
+}
+
+/* sub_cgroup_id into the struct_ops value; the ops name out of it. */
+static int set_struct_ops(struct bpf_object *obj, struct bpf_map *st, const char *cgroup,
+			  uint64_t cgid, char **ops_name, char **reason)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	__u32 type_id = bpf_map__btf_value_type_id(st);
+	unsigned char *data;
+	size_t size = 0, off, msize;
+
+	data = (unsigned char *)bpf_map__initial_value(st, &size);
+	if (!data)
+		return fail(-EOPNOTSUPP, reason,
+			    "libbpf cannot set struct_ops fields (built with a libbpf older than 1.4?)");
+	if (struct_member(btf, type_id, "name", &off, &msize) == 0 && off + msize <= size)
+		*ops_name = strndup((const char *)data + off, msize);
+	if (cgid == 1)
+		return 0;
+	if (struct_member(btf, type_id, "sub_cgroup_id", &off, &msize) < 0 || msize != 8 ||
+	    off + 8 > size)
+		return fail(-EOPNOTSUPP, reason,
+			    "object's sched_ext_ops has no sub_cgroup_id: built without sub-scheduler support, cannot attach to %s",
+			    cgroup);
+	write_le(data + off, cgid, 8);
+	return 0;
+}
+
+static int pin_paths(const struct scxd_paths *paths, const char *cgroup, char *dir,
+		     size_t len)
+{
+	_cleanup_free_ char *esc = cgroup_escape(cgroup);
+
+	if (!esc)
+		return -ENOMEM;
+	snprintf(dir, len, "%s/%s", paths->pin_dir, esc);
+	return 0;
+}
+
+void apply_object_done(struct apply_object *o)
+{
+	if (o->obj)
+		bpf_object__close(o->obj);
+	free(o->ops_name);
+	*o = (struct apply_object){ .uei_offset = SIZE_MAX };
+}
+
+static void apply_object_donep(struct apply_object *o)
+{
+	apply_object_done(o);
+}
+
+int apply_open(const char *obj_path, const struct sched_node *node, uint64_t cgid,
+	       struct apply_object *ret, char **reason)
+{
+	_cleanup_(apply_object_donep) struct apply_object o = { .uei_offset = SIZE_MAX };
+	_cleanup_free_ char *why = NULL;
+	size_t off, size;
+	int r;
+
+	*reason = NULL;
+	*ret = (struct apply_object){ .uei_offset = SIZE_MAX };
+	libbpf_tail[0] = '\0';
+	libbpf_set_print(libbpf_capture);
+
+	r = strict_check_path(obj_path, &why);
+	if (r < 0)
+		return fail(r, reason, "%s", why ?: "refused");
+	o.obj = bpf_object__open_file(obj_path, NULL);
+	if (!o.obj)
+		return fail(-errno, reason, "cannot open %s: %s", obj_path, strerror(errno));
+	o.st = find_map(o.obj, NULL, true);
+	if (!o.st)
+		return fail(-ENOENT, reason, "%s has no struct_ops map", obj_path);
+	r = set_rodata(o.obj, node, cgid, reason);
+	if (r < 0)
+		return r;
+	r = set_struct_ops(o.obj, o.st, node->cgroup, cgid, &o.ops_name, reason);
+	if (r < 0)
+		return r;
+	o.data = find_map(o.obj, ".data", false);
+	if (o.data && datasec_var(bpf_object__btf(o.obj), ".data", "uei", &off, &size) == 0)
+		o.uei_offset = off;
+	*ret = o;
+	o = (struct apply_object){};
+	return 0;
+}
+
+/* Pin the link and the .data map under the node's directory. */
+static int pin_link(const struct scxd_paths *paths, const char *cgroup, struct bpf_link *link,
+		    struct apply_object *o, char **reason)
+{
+	char dir[4096], pin[4200];
+	int r;
+
+	r = pin_paths(paths, cgroup, dir, sizeof(dir));
+	if (r == 0 && mkdir(paths->pin_dir, 0700) < 0 && errno != EEXIST)
+		r = -errno;
+	if (r == 0 && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		r = -errno;
+	snprintf(pin, sizeof(pin), "%s/link", dir);
+	if (r == 0)
+		r = bpf_link__pin(link, pin);
+	if (r < 0)
+		return fail(r, reason, "cannot pin link at %s: %s", pin, strerror(-r));
+	if (o->data) {
+		snprintf(pin, sizeof(pin), "%s/data", dir);
+		unlink(pin);
+		if (bpf_map__pin(o->data, pin) < 0)
+			o->uei_offset = SIZE_MAX;
+	}
+	return 0;
+}
+
+int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
+		 uint64_t cgid, char **reason)
+{
+	_cleanup_(apply_object_donep) struct apply_object o = { .uei_offset = SIZE_MAX };
+	_cleanup_free_ char *obj_path = NULL;
+	struct pin_record rec;
+	struct bpf_link *link;
+	int r;
+
+	if (asprintf(&obj_path, "%s/%s.bpf.o", paths->sched_dir, node->scheduler) < 0)
+		return -ENOMEM;
+	r = apply_open(obj_path, node, cgid, &o, reason);
+	if (r < 0)
+		return r;
+
+	r = bpf_object__load(o.obj);
+	if (r < 0)
+		return fail(r, reason, "loading %s failed: %s", obj_path, strerror(-r));
+	link = bpf_map__attach_struct_ops(o.st);
+	if (!link)
+		return fail(-errno, reason, "kernel refused to attach %s: %s", node->scheduler,
+			    strerror(errno));
+	r = pin_link(paths, node->cgroup, link, &o, reason);
+	if (r < 0) {
+		bpf_link__destroy(link); /* detaches: nothing unpinned stays behind */
+		return r;
+	}
+	bpf_link__disconnect(link);
+	bpf_link__destroy(link);
+
+	rec = (struct pin_record){
+		.cgroup = node->cgroup, .scheduler = node->scheduler, .ops = o.ops_name,
+		.cgid = cgid, .uei_offset = o.uei_offset,
+		.tunables = node->tunables, .n_tunables = node->n_tunables,
+	};
+	r = pin_record_write(paths, &rec);
+	if (r < 0)
+		return fail(r, reason, "attached, but cannot record it in %s: %s",
+			    paths->state_dir, strerror(-r));
+	return 0;
+}
+
+int apply_detach(const struct scxd_paths *paths, const char *cgroup)
+{
+	char dir[4096], pin[4200];
+	int fd, r;
+
+	r = pin_paths(paths, cgroup, dir, sizeof(dir));
+	if (r < 0)
+		return r;
+	snprintf(pin, sizeof(pin), "%s/link", dir);
+	fd = bpf_obj_get(pin);
+	if (fd >= 0) {
+		/* Detach now, even if someone else holds the link open. */
+		bpf_link_detach(fd);
+		close(fd);
+	}
+	if (unlink(pin) < 0 && errno != ENOENT)
+		return -errno;
+	snprintf(pin, sizeof(pin), "%s/data", dir);
+	unlink(pin);
+	rmdir(dir);
+	return pin_record_remove(paths, cgroup);
+}
+
+/* enum scx_exit_kind, as in the kernel and the seeds (SCX_EXIT_PARENT). */
+static const char *exit_kind_name(int kind)
+{
+	switch (kind) {
+	case 1: return "done";
+	case 64: return "unregistered";
+	case 65: return "unregistered by BPF";
+	case 66: return "unregistered by the kernel";
+	case 67: return "sysrq";
+	case 68: return "parent exited";
+	case 1024: return "error";
+	case 1025: return "BPF error";
+	case 1026: return "stall (watchdog)";
+	default: return NULL;
+	}
+}
+
+char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *rec, int *kind_ret)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), zero = 0;
+	_cleanup_free_ unsigned char *value = NULL;
+	char dir[4096], pin[4200];
+	char *out = NULL;
+	int fd;
+
+	*kind_ret = 0;
+	if (rec->uei_offset == SIZE_MAX || pin_paths(paths, rec->cgroup, dir, sizeof(dir)) < 0)
+		return NULL;
+	snprintf(pin, sizeof(pin), "%s/data", dir);
+	fd = bpf_obj_get(pin);
+	if (fd < 0)
+		return NULL;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+	    rec->uei_offset + 16 + 128 + 1024 <= info.value_size &&
+	    (value = calloc(1, info.value_size)) &&
+	    bpf_map_lookup_elem(fd, &zero, value) == 0) {
+		const unsigned char *u = value + rec->uei_offset;
+		int kind;
+		long long code;
+
+		memcpy(&kind, u, sizeof(kind));
+		memcpy(&code, u + 8, sizeof(code));
+		*kind_ret = kind;
+		if (kind != 0 &&
+		    asprintf(&out, "%s, kind %d, code %lld: %.128s%s%.1024s%s",
+			     exit_kind_name(kind) ?: "unknown", kind, code, (const char *)u + 16,
+			     u[144] ? " (" : "", (const char *)u + 144, u[144] ? ")" : "") < 0)
+			out = NULL;
+	}
+	close(fd);
+	return out;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#pragma once
+
+/*
+ * Plan steps → kernel. The only stage that is not pure: it opens a
+ * scheduler's .bpf.o with libbpf, writes its tunables into .rodata and
+ * sub_cgroup_id into its struct_ops, loads and attaches it, and pins the
+ * link (and the .data map holding its exit info) under bpffs.
+ */
+
+#include <stdint.h>
+
+#include "actual.h"
+#include "desired.h"
+
+/* 1 if the running kernel's sched_ext_ops has sub_cgroup_id, 0 if not. */
+int apply_kernel_has_sub_sched(void);
+
+/* An object opened and configured for one node, not loaded yet. */
+struct bpf_object;
+struct bpf_map;
+struct apply_object {
+	struct bpf_object *obj;
+	struct bpf_map *st;		/* the struct_ops map */
+	struct bpf_map *data;		/* .data, where uei lives; may be NULL */
+	char *ops_name;			/* sched_ext_ops.name */
+	size_t uei_offset;		/* SIZE_MAX if none */
+};
+
+/*
+ * Open obj_path and write node's tunables and the cgroup id into it:
+ * .rodata variables by name, sched_ext_ops.sub_cgroup_id by its BTF member
+ * offset (cgid 1, the root, leaves it 0). Exposed for the host tests.
+ */
+int apply_open(const char *obj_path, const struct sched_node *node, uint64_t cgid,
+	       struct apply_object *ret, char **reason);
+void apply_object_done(struct apply_object *o);
+
+/*
+ * Attach node on the cgroup with id cgid (1 for the root). On failure
+ * returns -errno and *reason (allocated) says what libbpf or the kernel
+ * said.
+ */
+int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
+		 uint64_t cgid, char **reason);
+
+/* Unpin and detach what scxd attached on cgroup. */
+int apply_detach(const struct scxd_paths *paths, const char *cgroup);
+
+/* enum scx_exit_kind values scxd acts on */
+#define SCXD_EXIT_PARENT 68	/* SCX_EXIT_PARENT: disabled because its parent went */
+
+/*
+ * The exit reason a scheduler recorded (UEI) in its pinned .data map:
+ * "<kind name>, kind N, code C: reason (msg)", and the kind. NULL (kind 0)
+ * if it recorded none.
+ */
+char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *rec, int *kind);

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#pragma once
+
+/*
+ * Policy × cgroups that exist now → the tree of schedulers scxd wants. A
+ * pure function: the cgroup list comes from the caller (the daemon walks
+ * cgroupfs, tests hand in arrays).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+#define NODE_NO_PARENT SIZE_MAX
+
+/* One scheduler instance on one cgroup; owns its strings. */
+struct sched_node {
+	char *cgroup;
+	char *scheduler;
+	struct tunable_value *tunables;	/* sorted by name */
+	size_t n_tunables;
+	size_t entry_index;	/* policy entry it came from, SIZE_MAX if none */
+	size_t parent;		/* index in the same array, NODE_NO_PARENT */
+	size_t depth;		/* 1 for the root scheduler */
+	bool foreign;		/* actual state only: not attached by scxd */
+};
+
+struct sched_tree {
+	struct sched_node *nodes;	/* parents before children */
+	size_t n;
+};
+
+struct desired_note {
+	char *cgroup;
+	char *message;
+};
+
+struct desired_result {
+	struct sched_tree tree;
+	struct desired_note *notes;	/* cgroups left out, and why */
+	size_t n_notes;
+	size_t unsupported_children;	/* matched, but the kernel has no sub-scheds */
+};
+
+struct desired_opts {
+	bool sub_sched_supported;
+};
+
+int desired_build(const struct policy *p, const char *const *cgroups, size_t n_cgroups,
+		  const struct desired_opts *opts, struct desired_result *ret);
+
+void desired_result_done(struct desired_result *r);
+
+/* Helpers shared with plan.c, the actual-state reader and tests. */
+int sched_node_init(struct sched_node *n, const char *cgroup, const char *scheduler,
+		    const struct tunable_value *tunables, size_t n_tunables);
+void sched_node_done(struct sched_node *n);
+bool sched_node_same_config(const struct sched_node *a, const struct sched_node *b);
+/* Sort nodes parents-first and fill in parent and depth from the paths. */
+int sched_tree_link(struct sched_tree *t);
+const struct sched_node *sched_tree_find(const struct sched_tree *t, const char *cgroup);
+void sched_tree_done(struct sched_tree *t);
+
+/* Whether 'path' is 'ancestor' or below it. */
+bool cgroup_is_below(const char *path, const char *ancestor);
+
+/* For _cleanup_() */
+static inline void desired_result_donep(struct desired_result *r)
+{
+	desired_result_done(r);
+}

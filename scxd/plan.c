@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The planner: see plan.h for the rules. Both trees are sorted parents
+ * first (sched_tree_link()), which gives attach order directly and detach
+ * order when walked backwards.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "match.h"
+#include "plan.h"
+#include "util.h"
+
+const char *plan_op_name(enum plan_op op)
+{
+	return op == PLAN_ATTACH ? "attach" : "detach";
+}
+
+const char *plan_reason_name(enum plan_reason r)
+{
+	switch (r) {
+	case PLAN_NEW:
+		return "new";
+	case PLAN_GONE:
+		return "gone";
+	case PLAN_CHANGED:
+		return "changed";
+	case PLAN_REPARENT:
+	default:
+		return "reparent";
+	}
+}
+
+static int push(struct plan *p, enum plan_op op, enum plan_reason reason,
+		const struct sched_node *node)
+{
+	struct plan_step *v = realloc(p->steps, (p->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->steps = v;
+	p->steps[p->n++] = (struct plan_step){ op, reason, node };
+	return 0;
+}
+
+/*
+ * Reset roots: cgroups whose node appears, disappears or changes. Foreign
+ * actual nodes are never reset; a desired node on a foreign cgroup is
+ * blocked instead.
+ */
+static int find_resets(const struct sched_tree *desired, const struct sched_tree *actual,
+		       struct plan *p, const char ***resets, size_t *n_resets)
+{
+	const char **v = calloc(desired->n + actual->n + 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < actual->n; i++) {
+		const struct sched_node *a = &actual->nodes[i];
+		const struct sched_node *d = sched_tree_find(desired, a->cgroup);
+
+		if (a->foreign)
+			continue;
+		if (!d || !sched_node_same_config(a, d))
+			v[n++] = a->cgroup;
+	}
+	for (size_t i = 0; i < desired->n; i++) {
+		const struct sched_node *d = &desired->nodes[i];
+		const struct sched_node *a = sched_tree_find(actual, d->cgroup);
+
+		if (a && a->foreign && !sched_node_same_config(a, d)) {
+			const struct sched_node **b = realloc(p->blocked,
+							      (p->n_blocked + 1) * sizeof(*b));
+
+			if (!b) {
+				free(v);
+				return -ENOMEM;
+			}
+			p->blocked = b;
+			p->blocked[p->n_blocked++] = d;
+		} else if (!a) {
+			v[n++] = d->cgroup;
+		}
+	}
+	*resets = v;
+	*n_resets = n;
+	return 0;
+}
+
+static bool is_blocked(const struct plan *p, const struct sched_node *d)
+{
+	for (size_t i = 0; i < p->n_blocked; i++)
+		if (p->blocked[i] == d)
+			return true;
+	return false;
+}
+
+/* Whether cgroup is a reset root (exact) or below one (strict). */
+static bool under_reset(const char *const *resets, size_t n, const char *cgroup, bool strict)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool same = streq(resets[i], cgroup);
+
+		if (strict ? (!same && cgroup_is_below(cgroup, resets[i])) : same)
+			return true;
+	}
+	return false;
+}
+
+int plan_build(const struct sched_tree *desired, const struct sched_tree *actual,
+	       struct plan *ret)
+{
+	_cleanup_(plan_donep) struct plan p = {};
+	_cleanup_free_ const char **resets = NULL;
+	_cleanup_free_ bool *detached = NULL;
+	size_t n_resets;
+	int r;
+
+	*ret = (struct plan){};
+	r = find_resets(desired, actual, &p, &resets, &n_resets);
+	if (r < 0)
+		return r;
+	detached = calloc(actual->n + 1, sizeof(*detached));
+	if (!detached)
+		return -ENOMEM;
+
+	/* Children before parents: walk the parents-first order backwards. */
+	for (size_t i = actual->n; i-- > 0;) {
+		const struct sched_node *a = &actual->nodes[i];
+		const struct sched_node *d = sched_tree_find(desired, a->cgroup);
+		enum plan_reason why;
+
+		if (a->foreign)
+			continue;
+		if (under_reset(resets, n_resets, a->cgroup, false))
+			why = d ? PLAN_CHANGED : PLAN_GONE;
+		else if (under_reset(resets, n_resets, a->cgroup, true))
+			why = d ? PLAN_REPARENT : PLAN_GONE;
+		else
+			continue;
+		r = push(&p, PLAN_DETACH, why, a);
+		if (r < 0)
+			return r;
+		detached[i] = true;
+	}
+
+	/* Parents before children. */
+	for (size_t i = 0; i < desired->n; i++) {
+		const struct sched_node *d = &desired->nodes[i];
+		const struct sched_node *a = sched_tree_find(actual, d->cgroup);
+		enum plan_reason why;
+
+		if (is_blocked(&p, d))
+			continue;
+		if (!a)
+			why = PLAN_NEW;
+		else if (detached[a - actual->nodes])
+			why = sched_node_same_config(a, d) ? PLAN_REPARENT : PLAN_CHANGED;
+		else
+			continue;
+		r = push(&p, PLAN_ATTACH, why, d);
+		if (r < 0)
+			return r;
+	}
+	*ret = p;
+	p = (struct plan){};
+	return 0;
+}
+
+void plan_done(struct plan *p)
+{
+	free(p->steps);
+	free(p->blocked);
+	*p = (struct plan){};
+}

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scheduler objects as scxd sees them before loading: tunables from the
+ * .rodata DATASEC of the object's BTF, their offsets and defaults from the
+ * ELF symbol table and section data (the object file's DATASEC carries no
+ * offsets; libbpf fills them in only when opening an object for loading).
+ */
+
+#include <bpf/btf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched-info.h"
+#include "strict.h"
+#include "util.h"
+
+#define CAN_HOST_MARKER "scxd_can_host_children"
+
+static void btf_freep(struct btf **b)
+{
+	btf__free(*b);
+}
+
+static void elf_endp(Elf **e)
+{
+	if (*e)
+		elf_end(*e);
+}
+
+/* The bytes of .rodata and its symbols, found by name. */
+struct rodata {
+	Elf *elf;
+	size_t shndx;
+	const unsigned char *data;
+	size_t size;
+	Elf_Data *symbols;
+	size_t n_symbols, strtab;
+};
+
+static int rodata_open(Elf *elf, struct rodata *rd)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	*rd = (struct rodata){ .elf = elf };
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return -EINVAL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			return -EINVAL;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB) {
+			rd->symbols = elf_getdata(scn, NULL);
+			rd->n_symbols = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+			rd->strtab = sh.sh_link;
+		} else if (name && streq(name, ".rodata")) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+
+			rd->shndx = elf_ndxscn(scn);
+			rd->data = d ? d->d_buf : NULL;
+			rd->size = d ? d->d_size : 0;
+		}
+	}
+	return 0;
+}
+
+/* Offset and size of a .rodata variable from the symbol table. */
+static bool rodata_symbol(const struct rodata *rd, const char *name, size_t *off, size_t *size)
+{
+	for (size_t i = 0; rd->symbols && i < rd->n_symbols; i++) {
+		GElf_Sym sym;
+		const char *sname;
+
+		if (!gelf_getsym(rd->symbols, i, &sym) || sym.st_shndx != rd->shndx)
+			continue;
+		sname = elf_strptr(rd->elf, rd->strtab, sym.st_name);
+		if (sname && streq(sname, name)) {
+			*off = sym.st_value;
+			*size = sym.st_size;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Not tunables: what scxd sets itself, and the UEI dump length, which only
+ * works together with resizing the dump buffer.
+ */
+static bool is_scxd_variable(const char *name)
+{
+	size_t n = strlen(name);
+
+	return streq(name, "sub_cgroup_id") || startswith(name, "scxd_") || name[0] == '_' ||
+	       (n > 9 && streq(name + n - 9, "_dump_len"));
+}
+
+static int read_enumerators(const struct btf *btf, const struct btf_type *t,
+			    struct sched_tunable *tun)
+{
+	unsigned n = btf_vlen(t);
+
+	tun->enumerators = calloc(n ?: 1, sizeof(*tun->enumerators));
+	if (!tun->enumerators)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		const char *name;
+		int64_t value;
+
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t) + i;
+
+			name = btf__name_by_offset(btf, e->name_off);
+			value = btf_kflag(t) ? (int64_t)(int32_t)e->val : (int64_t)(uint32_t)e->val;
+		} else {
+			const struct btf_enum64 *e = btf_enum64(t) + i;
+
+			name = btf__name_by_offset(btf, e->name_off);
+			value = (int64_t)btf_enum64_value(e);
+		}
+		tun->enumerators[i].name = strdup(name ?: "?");
+		if (!tun->enumerators[i].name)
+			return -ENOMEM;
+		tun->enumerators[i].value = value;
+		tun->n_enumerators = i + 1;
+	}
+	return 0;
+}
+
+/* Classify a variable's type; -EOPNOTSUPP for arrays, structs and such. */
+static int describe_type(const struct btf *btf, __u32 type_id, struct sched_tunable *tun)
+{
+	const struct btf_type *t = btf__type_by_id(btf, btf__resolve_type(btf, type_id));
+
+	if (!t)
+		return -EINVAL;
+	if (btf_is_int(t)) {
+		__u8 enc = btf_int_encoding(t);
+
+		if (btf_int_offset(t) || btf_int_bits(t) != t->size * 8)
+			return -EOPNOTSUPP;
+		tun->kind = enc & BTF_INT_BOOL ? TUNABLE_BOOL : TUNABLE_INT;
+		tun->is_signed = enc & BTF_INT_SIGNED;
+		tun->size = t->size;
+	} else if (btf_is_enum(t) || btf_is_enum64(t)) {
+		tun->kind = TUNABLE_ENUM;
+		tun->is_signed = btf_kflag(t);
+		tun->size = t->size;
+		return read_enumerators(btf, t, tun);
+	} else {
+		return -EOPNOTSUPP;
+	}
+	if (tun->size != 1 && tun->size != 2 && tun->size != 4 && tun->size != 8)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static uint64_t read_le(const unsigned char *p, unsigned size)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+static int add_tunable(struct sched_info *s, const struct btf *btf, const struct rodata *rd,
+		       const char *name, __u32 type_id)
+{
+	struct sched_tunable tun = {}, *v;
+	size_t off, size;
+	int r;
+
+	if (!rodata_symbol(rd, name, &off, &size))
+		return 0; /* no storage: optimised out */
+	r = describe_type(btf, type_id, &tun);
+	if (r == -EOPNOTSUPP)
+		return 0;
+	if (r < 0)
+		return r;
+	tun.name = strdup(name);
+	if (!tun.name)
+		return -ENOMEM;
+	tun.offset = off;
+	if (rd->data && off + tun.size <= rd->size)
+		tun.default_raw = read_le(rd->data + off, tun.size);
+	v = realloc(s->tunables, (s->n_tunables + 1) * sizeof(*v));
+	if (!v) {
+		free(tun.name);
+		return -ENOMEM;
+	}
+	s->tunables = v;
+	s->tunables[s->n_tunables++] = tun;
+	return 0;
+}
+
+int sched_info_load(const char *path, const char *name, struct sched_info **ret)
+{
+	_cleanup_(sched_info_freep) struct sched_info *s = NULL;
+	_cleanup_(btf_freep) struct btf *btf = NULL;
+	_cleanup_(elf_endp) Elf *elf = NULL;
+	_cleanup_close_ int fd = -1;
+	struct rodata rd;
+	__s32 id;
+	int r;
+
+	btf = btf__parse_elf(path, NULL);
+	if (!btf)
+		return errno ? -errno : -EINVAL;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf)
+		return -EINVAL;
+	r = rodata_open(elf, &rd);
+	if (r < 0)
+		return r;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->name = strdup(name);
+	s->path = strdup(path);
+	if (!s->name || !s->path)
+		return -ENOMEM;
+	s->can_host_children = btf__find_by_name_kind(btf, CAN_HOST_MARKER, BTF_KIND_VAR) > 0;
+
+	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
+	if (id > 0) {
+		const struct btf_type *sec = btf__type_by_id(btf, id);
+		const struct btf_var_secinfo *vsi = btf_var_secinfos(sec);
+
+		for (unsigned i = 0; i < btf_vlen(sec); i++, vsi++) {
+			const struct btf_type *var = btf__type_by_id(btf, vsi->type);
+			const char *vname;
+
+			if (!var || !btf_is_var(var))
+				continue;
+			vname = btf__name_by_offset(btf, var->name_off);
+			if (!vname)
+				continue;
+			if (streq(vname, "sub_cgroup_id"))
+				s->has_sub_cgroup_id_var = true;
+			if (is_scxd_variable(vname))
+				continue;
+			r = add_tunable(s, btf, &rd, vname, var->type);
+			if (r < 0)
+				return r;
+		}
+	}
+	*ret = TAKE_PTR(s);
+	return 0;
+}
+
+/* The directory catalog used by the daemon and by scxd --check. */
+
+struct cached_sched {
+	char *name;
+	struct sched_info *info;	/* NULL: lookup failed, see reason */
+	char *reason;
+};
+
+struct sched_dir_catalog {
+	struct sched_catalog base;
+	char *dir;
+	struct cached_sched *cache;
+	size_t n_cache;
+};
+
+static bool valid_sched_name(const char *name)
+{
+	if (!*name || strlen(name) > 64 || name[0] == '.' || name[0] == '-')
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
+			return false;
+	return true;
+}
+
+static int dir_lookup(struct sched_catalog *base, const char *name,
+		      const struct sched_info **ret, const char **reason)
+{
+	struct sched_dir_catalog *c = (struct sched_dir_catalog *)base;
+	_cleanup_free_ char *path = NULL;
+	struct cached_sched *slot, *v;
+	int r;
+
+	for (size_t i = 0; i < c->n_cache; i++)
+		if (streq(c->cache[i].name, name)) {
+			*ret = c->cache[i].info;
+			*reason = c->cache[i].reason;
+			return c->cache[i].info ? 0 : -ENOENT;
+		}
+
+	v = realloc(c->cache, (c->n_cache + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->cache = v;
+	slot = &c->cache[c->n_cache];
+	*slot = (struct cached_sched){ .name = strdup(name) };
+	if (!slot->name)
+		return -ENOMEM;
+	c->n_cache++;
+
+	if (!valid_sched_name(name)) {
+		r = asprintf(&slot->reason, "not a valid scheduler name");
+	} else if (asprintf(&path, "%s/%s.bpf.o", c->dir, name) < 0) {
+		return -ENOMEM;
+	} else if (access(path, F_OK) < 0) {
+		r = asprintf(&slot->reason, "no object %s", path);
+	} else if (strict_check_path(path, &slot->reason) < 0) {
+		r = 0;
+	} else {
+		r = sched_info_load(path, name, &slot->info);
+		if (r < 0)
+			r = asprintf(&slot->reason, "cannot read BTF of %s: %s", path, strerror(-r));
+	}
+	if (r < 0)
+		return -ENOMEM;
+	*ret = slot->info;
+	*reason = slot->reason;
+	return slot->info ? 0 : -ENOENT;
+}
+
+int sched_dir_catalog_new(const char *dir, struct sched_dir_catalog **ret)
+{
+	struct sched_dir_catalog *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->base.lookup = dir_lookup;
+	c->dir = strdup(dir);
+	if (!c->dir) {
+		free(c);
+		return -ENOMEM;
+	}
+	*ret = c;
+	return 0;
+}
+
+struct sched_catalog *sched_dir_catalog_base(struct sched_dir_catalog *c)
+{
+	return &c->base;
+}
+
+const char *sched_dir_catalog_dir(const struct sched_dir_catalog *c)
+{
+	return c->dir;
+}
+
+void sched_dir_catalog_free(struct sched_dir_catalog *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_cache; i++) {
+		free(c->cache[i].name);
+		free(c->cache[i].reason);
+		sched_info_free(c->cache[i].info);
+	}
+	free(c->cache);
+	free(c->dir);
+	free(c);
+}

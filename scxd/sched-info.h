@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#pragma once
+
+/*
+ * What scxd knows about a scheduler object before loading it: read from the
+ * .bpf.o's BTF and .rodata alone, so it works on any host.
+ *
+ * - Tunables are the 'const volatile' globals of .rodata: integers, bools and
+ *   enums, with their default value from the section data. sub_cgroup_id and
+ *   names starting with "scxd_" or '_' are scxd's own and not tunables.
+ * - A scheduler can host children iff its BTF has the variable
+ *   scxd_can_host_children (the convention shared with schedulers/).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum tunable_kind {
+	TUNABLE_INT,
+	TUNABLE_BOOL,
+	TUNABLE_ENUM,
+};
+
+struct sched_enumerator {
+	char *name;
+	int64_t value;
+};
+
+struct sched_tunable {
+	char *name;
+	enum tunable_kind kind;
+	unsigned size;		/* bytes: 1, 2, 4 or 8 */
+	bool is_signed;
+	uint64_t default_raw;	/* little-endian value read from .rodata */
+	size_t offset;		/* within .rodata */
+	struct sched_enumerator *enumerators;
+	size_t n_enumerators;
+};
+
+struct sched_info {
+	char *name;
+	char *path;
+	bool can_host_children;
+	bool has_sub_cgroup_id_var;	/* .rodata sub_cgroup_id exists */
+	struct sched_tunable *tunables;
+	size_t n_tunables;
+};
+
+/*
+ * How the validator finds schedulers: the daemon reads objects from the
+ * scheduler directory, tests hand in tables. On failure the lookup returns
+ * -errno and sets *reason (static or owned by the catalog).
+ */
+struct sched_catalog {
+	int (*lookup)(struct sched_catalog *c, const char *name,
+		      const struct sched_info **ret, const char **reason);
+};
+
+/* "u32", "s64", "bool", "enum" — for messages. */
+const char *sched_tunable_type_name(const struct sched_tunable *t, char *buf, size_t len);
+
+/* Range of values a tunable's type can hold. */
+void sched_tunable_range(const struct sched_tunable *t, int64_t *min, uint64_t *max);
+
+const struct sched_tunable *sched_info_find_tunable(const struct sched_info *s,
+						     const char *name);
+
+/* Comma-separated tunable names, "none" when there are none. */
+char *sched_info_tunable_list(const struct sched_info *s);
+
+void sched_info_free(struct sched_info *s);
+
+/* Read an object's BTF and .rodata (libbpf; no kernel involved). */
+int sched_info_load(const char *path, const char *name, struct sched_info **ret);
+
+/* A catalog over a directory of <name>.bpf.o files, caching what it read. */
+struct sched_dir_catalog;
+int sched_dir_catalog_new(const char *dir, struct sched_dir_catalog **ret);
+struct sched_catalog *sched_dir_catalog_base(struct sched_dir_catalog *c);
+const char *sched_dir_catalog_dir(const struct sched_dir_catalog *c);
+void sched_dir_catalog_free(struct sched_dir_catalog *c);
+
+/* For _cleanup_() */
+static inline void sched_info_freep(struct sched_info **s)
+{
+	sched_info_free(*s);
+}
+
+static inline void sched_dir_catalog_freep(struct sched_dir_catalog **c)
+{
+	sched_dir_catalog_free(*c);
+}

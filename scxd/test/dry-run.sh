@@ -1,0 +1,75 @@
+#!/bin/bash
+# scxd --dry-run against a fake cgroup tree, sysfs and state directory:
+# the daemon's own reading code (cgroup walk, sysfs, records) feeding the
+# planner, with no kernel involved. Glue for meson test.
+# Usage: dry-run.sh SCXD SCHED_DIR POLICY
+set -eu
+scxd=$1 sched_dir=$2 policy=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/cg/scxd-demo.slice/web.scope" "$tmp/cg/scxd-demo.slice/batch.scope" \
+	"$tmp/cg/workload/a" "$tmp/cg/system.slice" "$tmp/sys/root" "$tmp/pins" "$tmp/state"
+run() {
+	"$scxd" --dry-run --no-strict-modes --sub-sched="$1" --policy "$policy" \
+		--sched-dir "$sched_dir" --cgroup-root "$tmp/cg" --sysfs "$tmp/sys" \
+		--pin-dir "$tmp/pins" --state-dir "$tmp/state" 2>&1 | grep -v ": policy loaded, "
+}
+expect() {
+	if [ "$1" != "$2" ]; then
+		printf 'FAILED: %s\n--- got:\n%s\n--- expected:\n%s\n' "$3" "$1" "$2"
+		exit 1
+	fi
+	echo "ok: $3"
+}
+
+got=$(run yes)
+expect "$got" "attach / wparent (new)
+attach /scxd-demo.slice/batch.scope fifo (new)
+attach /scxd-demo.slice/web.scope vtime (new)
+attach /workload/a lat (new)" "nothing attached: parents first, the literal beats the glob"
+
+got=$(run no)
+expect "$got" "scxd: ${policy}: 3 cgroup(s) match child entries, but this kernel has no sched_ext sub-scheduler support (sched_ext_ops.sub_cgroup_id); only the root entry is applied
+attach / wparent (new)" "no sub-scheduler support: root only, said once"
+
+# Adopt: the root and web.scope are attached by a previous scxd.
+echo wparent > "$tmp/sys/root/ops"
+echo enabled > "$tmp/sys/state"
+web_id=$(stat -c %i "$tmp/cg/scxd-demo.slice/web.scope")
+mkdir -p "$tmp/sys/root/sub/sub-$web_id" "$tmp/pins/-" "$tmp/pins/scxd-demo.slice%2fweb.scope" "$tmp/state/nodes"
+echo vtime > "$tmp/sys/root/sub/sub-$web_id/ops"
+touch "$tmp/pins/-/link" "$tmp/pins/scxd-demo.slice%2fweb.scope/link"
+printf 'cgroup /\nscheduler wparent\nops wparent\ncgid 1\n' > "$tmp/state/nodes/-"
+printf 'cgroup /scxd-demo.slice/web.scope\nscheduler vtime\nops vtime\ncgid %s\n' "$web_id" \
+	> "$tmp/state/nodes/scxd-demo.slice%2fweb.scope"
+got=$(run yes)
+expect "$got" "attach /scxd-demo.slice/batch.scope fifo (new)
+attach /workload/a lat (new)" "adopted nodes are left alone"
+
+# A foreign scheduler on a cgroup the policy does not want is not touched.
+a_id=$(stat -c %i "$tmp/cg/system.slice")
+mkdir -p "$tmp/sys/root/sub/sub-$a_id"
+echo simple > "$tmp/sys/root/sub/sub-$a_id/ops"
+got=$(run yes)
+expect "$got" "attach /scxd-demo.slice/batch.scope fifo (new)
+attach /workload/a lat (new)" "foreign schedulers are not detached"
+
+# web.scope's scheduler exited (gone from sysfs): it is to be attached again.
+rm -rf "$tmp/sys/root/sub/sub-$web_id"
+got=$(run yes)
+expect "$got" "attach /scxd-demo.slice/batch.scope fifo (new)
+attach /scxd-demo.slice/web.scope vtime (new)
+attach /workload/a lat (new)" "an exited child is reattached"
+# The records are lost (runtime directory gone) but the pins remain: the
+# pinned schedulers are still scxd's, replaced rather than left as foreign.
+mkdir -p "$tmp/sys/root/sub/sub-$web_id"
+echo vtime > "$tmp/sys/root/sub/sub-$web_id/ops"
+rm -rf "$tmp/state/nodes"
+got=$(run yes)
+expect "$got" "detach /scxd-demo.slice/web.scope (unrecorded) (changed)
+detach / (unrecorded) (changed)
+attach / wparent (changed)
+attach /scxd-demo.slice/batch.scope fifo (new)
+attach /scxd-demo.slice/web.scope vtime (changed)
+attach /workload/a lat (new)" "pins without records are adopted and replaced"
+echo "dry-run: 6 passed, 0 failed"

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Desired state: policy × existing cgroups → tree with parents. */
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "desired.h"
+#include "fake-catalog.h"
+#include "tests.h"
+
+static struct policy *parse(const char *text)
+{
+	struct diag_list d = {};
+	struct policy *p = NULL;
+
+	if (policy_parse("t.json", text, strlen(text), &fake_catalog, &d, &p) < 0)
+		for (size_t i = 0; i < d.n; i++)
+			fprintf(stderr, "%s\n", d.lines[i]);
+	diag_list_done(&d);
+	return p;
+}
+
+static const char *const cgroups[] = {
+	"/", "/init.scope", "/w", "/w/web", "/w/db", "/w/db/inner", "/system.slice",
+	"/t", "/t/a", "/t/a/x",
+};
+
+static const char policy_text[] =
+	"{\"version\": 1, \"entries\": ["
+	"{\"cgroup\": \"/\", \"scheduler\": \"wparent\", \"tunables\": {\"slice_us\": 7}},"
+	"{\"cgroup\": \"/w/*\", \"scheduler\": \"vtime\"},"
+	"{\"cgroup\": \"/w/db\", \"scheduler\": \"fifo\"},"
+	"{\"cgroup\": \"/t\", \"scheduler\": \"wparent\"},"
+	"{\"cgroup\": \"/t/*/x\", \"scheduler\": \"lat\"},"
+	"{\"cgroup\": \"/gone/*\", \"scheduler\": \"lat\"}]}";
+
+static void test_desired_tree_nests_by_nearest_attached_ancestor(void)
+{
+	struct policy *p = parse(policy_text);
+	struct desired_opts opts = { .sub_sched_supported = true };
+	struct desired_result r;
+	const struct sched_node *n;
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	CHECK_INTEQ(desired_build(p, cgroups, ELEMENTSOF(cgroups), &opts, &r), 0);
+	CHECK_INTEQ(r.tree.n, 5);
+	CHECK_INTEQ(r.n_notes, 0);
+	CHECK_INTEQ(r.unsupported_children, 0);
+
+	/* parents before children */
+	CHECK_STREQ(r.tree.nodes[0].cgroup, "/");
+	CHECK_STREQ(r.tree.nodes[1].cgroup, "/t");
+	CHECK_STREQ(r.tree.nodes[2].cgroup, "/w/db");
+	CHECK_STREQ(r.tree.nodes[3].cgroup, "/w/web");
+	CHECK_STREQ(r.tree.nodes[4].cgroup, "/t/a/x");
+
+	n = sched_tree_find(&r.tree, "/");
+	CHECK(n && n->parent == NODE_NO_PARENT && n->depth == 1);
+	CHECK(n && n->n_tunables == 1 && n->tunables[0].raw == 7);
+	n = sched_tree_find(&r.tree, "/w/db");
+	CHECK(n && streq(n->scheduler, "fifo") && n->depth == 2);
+	CHECK(n && streq(r.tree.nodes[n->parent].cgroup, "/"));
+	/* /t/a has no entry: /t/a/x nests directly under /t */
+	n = sched_tree_find(&r.tree, "/t/a/x");
+	CHECK(n && streq(r.tree.nodes[n->parent].cgroup, "/t") && n->depth == 3);
+	CHECK(n && n->entry_index == 4);
+	CHECK(sched_tree_find(&r.tree, "/w/db/inner") == NULL);
+	desired_result_done(&r);
+	policy_free(p);
+}
+
+static void test_without_sub_sched_support_only_the_root_is_wanted(void)
+{
+	struct policy *p = parse(policy_text);
+	struct desired_opts opts = { .sub_sched_supported = false };
+	struct desired_result r;
+
+	if (!p)
+		return;
+	CHECK_INTEQ(desired_build(p, cgroups, ELEMENTSOF(cgroups), &opts, &r), 0);
+	CHECK_INTEQ(r.tree.n, 1);
+	CHECK_STREQ(r.tree.nodes[0].cgroup, "/");
+	CHECK_INTEQ(r.unsupported_children, 4);
+	desired_result_done(&r);
+	policy_free(p);
+}
+
+static void test_no_root_entry_wants_nothing(void)
+{
+	struct policy *p = parse("{\"version\": 1, \"entries\": []}");
+	struct desired_opts opts = { .sub_sched_supported = true };
+	struct desired_result r;
+
+	if (!p)
+		return;
+	CHECK_INTEQ(desired_build(p, cgroups, ELEMENTSOF(cgroups), &opts, &r), 0);
+	CHECK_INTEQ(r.tree.n, 0);
+	desired_result_done(&r);
+	policy_free(p);
+}
+
+static void test_duplicate_cgroups_yield_one_node(void)
+{
+	static const char *const dup[] = { "/w/a", "/", "/w/a" };
+	struct policy *p = parse(policy_text);
+	struct desired_opts opts = { .sub_sched_supported = true };
+	struct desired_result r;
+
+	if (!p)
+		return;
+	CHECK_INTEQ(desired_build(p, dup, ELEMENTSOF(dup), &opts, &r), 0);
+	CHECK_INTEQ(r.tree.n, 2);
+	desired_result_done(&r);
+	policy_free(p);
+}
+
+int main(void)
+{
+	test_desired_tree_nests_by_nearest_attached_ancestor();
+	test_without_sub_sched_support_only_the_root_is_wanted();
+	test_no_root_entry_wants_nothing();
+	test_duplicate_cgroups_yield_one_node();
+	return test_main_end("test-desired");
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#pragma once
+
+/*
+ * Small helpers shared by every part of scxd: cleanup attributes in the
+ * systemd manner, and a couple of string helpers.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+#define _cleanup_free_ _cleanup_(freep)
+
+static inline void closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+static inline void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+/* Hand ownership of a pointer to the caller: returns it, leaves NULL. */
+#define TAKE_PTR(p)                          \
+	({                                   \
+		__typeof__(p) _p = (p);      \
+		(p) = NULL;                  \
+		_p;                          \
+	})
+
+#define TAKE_FD(fd)                          \
+	({                                   \
+		int _fd = (fd);              \
+		(fd) = -1;                   \
+		_fd;                         \
+	})
+
+static inline bool streq(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+static inline bool startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}

@@ -1,0 +1,743 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sched-test: the scheduler collection's guest tests (root role).
+ *
+ * Runs inside a QEMU guest, never on a host: it loads BPF schedulers.
+ *
+ *   sched-test [-b BINDIR] [-o OBJDIR] [-d SECONDS] [NAME...]
+ *
+ * BINDIR holds sched-run, OBJDIR the .bpf.o files (default: the
+ * directory of this program and OBJDIR=BINDIR/../schedulers). NAMEs
+ * select tests by substring. Each test prints "ok - sched/NAME: figures"
+ * or "not ok - sched/NAME: why" (or "skip - ..."); the last line is
+ * "N passed, N failed, N skipped".
+ * Exit status 0 only when nothing failed.
+ *
+ * What is asserted, from the kernel's view:
+ *  - a scheduler is running when /sys/kernel/sched_ext/state says
+ *    "enabled" and root/ops names it, and is gone when state says
+ *    "disabled" again; the exit kind the kernel hands to ops.exit() is
+ *    "unregistered" (no error, no stall);
+ *  - every task of a mixed workload made progress, and no CPU-bound task
+ *    got less than a fifth of what its peers averaged;
+ *  - pin keeps the tasks on the CPUs it is given (sched_getcpu() samples);
+ *  - weighted schedulers give two competing spinners CPU within 10% of
+ *    their weights (nice, cpu.weight), on a second run if the first
+ *    missed (host contention); fifo, which ignores weights, must miss that
+ *    mark, which proves the check can fail.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sched-proc.h"
+#include "workload.h"
+
+struct config {
+	char bindir[PATH_MAX];
+	char objdir[PATH_MAX];
+	double duration;
+	char **filters;
+	int n_filters;
+};
+
+static unsigned int n_passed, n_failed, n_skipped;
+
+/* Start scheduler @name as root through sched-run. */
+static int sched_start_tuned(const struct config *cfg, const char *name,
+			     const char *tunable, struct sched_proc *sp,
+			     char *why, size_t why_len)
+{
+	char run[PATH_MAX + 16], obj[PATH_MAX + 64], want[128];
+	char *argv[] = { run, obj, NULL, NULL, NULL };
+
+	snprintf(run, sizeof(run), "%s/sched-run", cfg->bindir);
+	snprintf(obj, sizeof(obj), "%s/%s.bpf.o", cfg->objdir, name);
+	if (tunable) {
+		argv[1] = "-t";
+		argv[2] = (char *)tunable;
+		argv[3] = obj;
+	}
+	snprintf(want, sizeof(want), "scxd_%s", name);
+	return sched_proc_start(sp, argv, name, want, why, why_len);
+}
+
+static int sched_start(const struct config *cfg, const char *name,
+		       struct sched_proc *sp, char *why, size_t why_len)
+{
+	return sched_start_tuned(cfg, name, NULL, sp, why, why_len);
+}
+
+static int sched_stop(struct sched_proc *sp, char *why, size_t why_len)
+{
+	return sched_proc_stop(sp, why, why_len);
+}
+
+static void result(bool ok, const char *test, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - sched/%s: ", ok ? "ok" : "not ok", test);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (ok)
+		n_passed++;
+	else
+		n_failed++;
+}
+
+static bool selected(const struct config *cfg, const char *test)
+{
+	int i;
+
+	if (!cfg->n_filters)
+		return true;
+	for (i = 0; i < cfg->n_filters; i++)
+		if (strstr(test, cfg->filters[i]))
+			return true;
+	return false;
+}
+
+/* Every task progressed; no spinner below a fifth of the spinners' mean. */
+static bool check_progress(const struct wl_group *groups, const struct wl_result *res,
+			   char *why, size_t len)
+{
+	uint64_t spin_sum = 0, spin_min = UINT64_MAX;
+	unsigned int i, n_spin = 0;
+
+	for (i = 0; i < res->n_tasks; i++) {
+		const struct wl_task_result *t = &res->tasks[i];
+
+		if (t->failed || t->ops == 0) {
+			snprintf(why, len, "task %u (%s) made no progress", i,
+				 wl_kind_name(groups[t->group].kind));
+			return false;
+		}
+		if (groups[t->group].kind == WL_SPIN) {
+			spin_sum += t->cpu_ns;
+			spin_min = t->cpu_ns < spin_min ? t->cpu_ns : spin_min;
+			n_spin++;
+		}
+	}
+	if (n_spin && spin_min * 5 < spin_sum / n_spin) {
+		snprintf(why, len, "a spinner got %.0f ms of CPU, spinners averaged %.0f ms",
+			 spin_min / 1e6, spin_sum / 1e6 / n_spin);
+		return false;
+	}
+	snprintf(why, len, "%u tasks all progressed, spinner CPU min %.0f ms / mean %.0f ms, ops/s spin %.0f sleep %.0f pingpong %.0f",
+		 res->n_tasks, spin_min / 1e6, n_spin ? spin_sum / 1e6 / n_spin : 0.0,
+		 wl_group_ops(res, 0) / res->wall_s, wl_group_ops(res, 1) / res->wall_s,
+		 wl_group_ops(res, 2) / res->wall_s);
+	return true;
+}
+
+static void test_root_mixed_tuned(const struct config *cfg, const char *name,
+				  const char *tunable, const char *label);
+
+static void test_root_mixed(const struct config *cfg, const char *name)
+{
+	test_root_mixed_tuned(cfg, name, NULL, name);
+}
+
+/* @label names the test (a scheduler with @tunable set, e.g. "wparent_tree"). */
+static void test_root_mixed_tuned(const struct config *cfg, const char *name,
+				  const char *tunable, const char *label)
+{
+	struct wl_group groups[] = {
+		{ .kind = WL_SPIN, .n = 4, .cpu = -1 },
+		{ .kind = WL_SLEEP, .n = 4, .cpu = -1, .work_us = 500, .sleep_us = 2000 },
+		{ .kind = WL_PINGPONG, .n = 4, .cpu = -1 },
+	};
+	char test[128], why[2048], stop_why[1600];
+	struct sched_proc sp;
+	struct wl_result res;
+	bool ok;
+	int r;
+
+	snprintf(test, sizeof(test), "%s_root_mixed_workload_all_progress", label);
+	if (!selected(cfg, test))
+		return;
+	if (sched_start_tuned(cfg, name, tunable, &sp, why, sizeof(why)) < 0)
+		return result(false, test, "%s", why);
+
+	r = wl_run(groups, 3, cfg->duration, &res);
+	if (r < 0) {
+		sched_stop(&sp, stop_why, sizeof(stop_why));
+		return result(false, test, "workload: %s", strerror(-r));
+	}
+	ok = check_progress(groups, &res, why, sizeof(why));
+	wl_result_free(&res);
+	if (ok && !scx_state_is("enabled")) {
+		ok = false;
+		snprintf(why, sizeof(why), "scheduler left during the workload");
+	}
+	if (sched_stop(&sp, stop_why, sizeof(stop_why)) < 0)
+		return result(false, test, "%s", stop_why);
+	result(ok, test, "%s; %s", why, stop_why);
+}
+
+/*
+ * Two spinners sharing one CPU, at weights @w0 and @w1 (set through nice
+ * or through the cpu.weight of cgroups @cg0/@cg1). Returns the largest
+ * relative error of their CPU share against the weights' share.
+ */
+static int measure_shares(const struct config *cfg, int nice0, int nice1,
+			  const char *cg0, const char *cg1, double w0, double w1,
+			  double *err, char *fig, size_t len)
+{
+	struct wl_group groups[] = {
+		{ .kind = WL_SPIN, .n = 1, .cpu = 1, .nice = nice0, .cgroup = cg0 },
+		{ .kind = WL_SPIN, .n = 1, .cpu = 1, .nice = nice1, .cgroup = cg1 },
+	};
+	struct wl_result res;
+	double c0, c1, s0, s1, e0, e1;
+	int r;
+
+	/*
+	 * Twice the usual length: the guest shares two host cores with other
+	 * guests, and a vCPU held off the host in the middle of a slice shows
+	 * up as a long slice; more slices average that out.
+	 */
+	r = wl_run(groups, 2, 2 * cfg->duration, &res);
+	if (r < 0)
+		return r;
+	c0 = wl_group_cpu_ns(&res, 0);
+	c1 = wl_group_cpu_ns(&res, 1);
+	wl_result_free(&res);
+	if (c0 + c1 <= 0)
+		return -EIO;
+	s0 = c0 / (c0 + c1);
+	s1 = c1 / (c0 + c1);
+	e0 = fabs(s0 / (w0 / (w0 + w1)) - 1);
+	e1 = fabs(s1 / (w1 / (w0 + w1)) - 1);
+	*err = e0 > e1 ? e0 : e1;
+	snprintf(fig, len, "shares %.1f%%:%.1f%% for weights %.0f:%.0f (expected %.1f%%:%.1f%%), worst error %.1f%%",
+		 100 * s0, 100 * s1, w0, w1, 100 * w0 / (w0 + w1),
+		 100 * w1 / (w0 + w1), 100 * *err);
+	return 0;
+}
+
+/*
+ * A share test that missed gets one more run, and passes only if that
+ * one is within bounds: host contention (other guests on two host cores)
+ * occasionally skews a run; a scheduler that ignores weights misses both.
+ * Both figures are reported.
+ */
+static int remeasure(const struct config *cfg, int nice0, int nice1,
+		     const char *cg0, const char *cg1, double w0, double w1,
+		     double *err, char *fig, size_t len)
+{
+	char first[256];
+	size_t n;
+	int r;
+
+	snprintf(first, sizeof(first), "%s", fig);
+	r = measure_shares(cfg, nice0, nice1, cg0, cg1, w0, w1, err, fig, len);
+	if (r < 0)
+		return r;
+	n = strlen(fig);
+	snprintf(fig + n, len - n, " (on a second run; the first: %s)", first);
+	return 0;
+}
+
+/* nice 0 and nice -3 weigh 1024 and 1991 in the kernel's table */
+#define NICE0_W 1024.0
+#define NICEM3_W 1991.0
+
+static void test_nice_shares_tuned(const struct config *cfg, const char *name,
+				   const char *tunable, const char *label,
+				   bool expect_weighted);
+
+static void test_nice_shares(const struct config *cfg, const char *name,
+			     bool expect_weighted)
+{
+	test_nice_shares_tuned(cfg, name, NULL, name, expect_weighted);
+}
+
+static void test_nice_shares_tuned(const struct config *cfg, const char *name,
+				   const char *tunable, const char *label,
+				   bool expect_weighted)
+{
+	char test[128], why[1600], fig[600];
+	struct sched_proc sp = { 0 };
+	double err = 0;
+	bool ok;
+	int r;
+
+	snprintf(test, sizeof(test), "%s_root_nice_%s", label ? label : "eevdf",
+		 expect_weighted ? "shares_within_10pct" : "ignored_shares_off_by_over_10pct");
+	if (!selected(cfg, test))
+		return;
+	if (name && sched_start_tuned(cfg, name, tunable, &sp, why, sizeof(why)) < 0)
+		return result(false, test, "%s", why);
+
+	r = measure_shares(cfg, 0, -3, NULL, NULL, NICE0_W, NICEM3_W, &err, fig, sizeof(fig));
+	if (r == 0 && expect_weighted && err > 0.10)
+		r = remeasure(cfg, 0, -3, NULL, NULL, NICE0_W, NICEM3_W, &err, fig, sizeof(fig));
+	if (name && sched_stop(&sp, why, sizeof(why)) < 0)
+		return result(false, test, "%s", why);
+	if (r < 0)
+		return result(false, test, "workload: %s", strerror(-r));
+	ok = expect_weighted ? err <= 0.10 : err > 0.10;
+	result(ok, test, "%s", fig);
+}
+
+static int make_cgroup(const char *path, const char *weight)
+{
+	char f[PATH_MAX];
+
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(f, sizeof(f), "%s/cpu.weight", path);
+	return write_str(f, weight);
+}
+
+static void test_cgroup_shares(const struct config *cfg, const char *name)
+{
+	const char *a = "/sys/fs/cgroup/sched-test-w100", *b = "/sys/fs/cgroup/sched-test-w300";
+	char test[128], why[1600], fig[600];
+	struct sched_proc sp = { 0 };
+	double err = 0;
+	int r;
+
+	snprintf(test, sizeof(test), "%s_root_cgroup_weight_shares_within_10pct",
+		 name ? name : "eevdf");
+	if (!selected(cfg, test))
+		return;
+	write_str("/sys/fs/cgroup/cgroup.subtree_control", "+cpu");
+	if (make_cgroup(a, "100") < 0 || make_cgroup(b, "300") < 0)
+		return result(false, test, "cannot make cgroups with cpu.weight: %s",
+			      strerror(errno));
+	if (name && sched_start(cfg, name, &sp, why, sizeof(why)) < 0)
+		return result(false, test, "%s", why);
+
+	r = measure_shares(cfg, 0, 0, a, b, 100, 300, &err, fig, sizeof(fig));
+	if (r == 0 && err > 0.10)
+		r = remeasure(cfg, 0, 0, a, b, 100, 300, &err, fig, sizeof(fig));
+	if (name && sched_stop(&sp, why, sizeof(why)) < 0)
+		return result(false, test, "%s", why);
+	rmdir(a);
+	rmdir(b);
+	if (r < 0)
+		return result(false, test, "workload: %s", strerror(-r));
+	result(err <= 0.10, test, "%s", fig);
+}
+
+/* pin with cpus=0x3: no task of the workload is ever seen on CPU 2 or 3. */
+static void test_pin_confines(const struct config *cfg)
+{
+	const char *test = "pin_root_cpus_0x3_keeps_tasks_on_cpus_0_1";
+	struct wl_group groups[] = {
+		{ .kind = WL_SPIN, .n = 4, .cpu = -1 },
+		{ .kind = WL_SLEEP, .n = 4, .cpu = -1, .work_us = 500, .sleep_us = 2000 },
+		{ .kind = WL_PINGPONG, .n = 2, .cpu = -1 },
+	};
+	char why[2048], stop_why[1600];
+	struct sched_proc sp;
+	struct wl_result res;
+	uint64_t seen = 0;
+	unsigned int i;
+	bool ok;
+	int r;
+
+	if (!selected(cfg, test))
+		return;
+	if (sched_start_tuned(cfg, "pin", "cpus=0x3", &sp, why, sizeof(why)) < 0)
+		return result(false, test, "%s", why);
+	r = wl_run(groups, 3, cfg->duration, &res);
+	if (sched_stop(&sp, stop_why, sizeof(stop_why)) < 0) {
+		if (r == 0)
+			wl_result_free(&res);
+		return result(false, test, "%s", stop_why);
+	}
+	if (r < 0)
+		return result(false, test, "workload: %s", strerror(-r));
+	ok = check_progress(groups, &res, why, sizeof(why));
+	for (i = 0; i < res.n_tasks; i++)
+		seen |= res.tasks[i].cpus_seen;
+	wl_result_free(&res);
+	if (ok && (seen & ~0x3ULL)) {
+		ok = false;
+		snprintf(why, sizeof(why), "tasks were seen on CPUs 0x%llx", (unsigned long long)seen);
+	}
+	if (!ok)
+		return result(false, test, "%s", why);
+	result(true, test, "CPUs seen by the workload's tasks: 0x%llx; %s",
+	       (unsigned long long)seen, why);
+}
+
+/* --- parent and leaf roles (need a kernel with sub-schedulers) --- */
+
+static void skip(const char *test, const char *why)
+{
+	printf("skip - sched/%s: %s\n", test, why);
+	fflush(stdout);
+	n_skipped++;
+}
+
+/* Start scheduler @name as a child on cgroup @cgroup; 0 once its sysfs dir is there. */
+static int child_start(const struct config *cfg, const char *name, const char *cgroup,
+		       struct sched_proc *sp, char *why, size_t why_len)
+{
+	char run[PATH_MAX + 16], obj[PATH_MAX + 64], label[96];
+	char *argv[] = { run, "-c", (char *)cgroup, obj, NULL };
+	const char *base = strrchr(cgroup, '/');
+
+	snprintf(run, sizeof(run), "%s/sched-run", cfg->bindir);
+	snprintf(obj, sizeof(obj), "%s/%s.bpf.o", cfg->objdir, name);
+	snprintf(label, sizeof(label), "%s@%s", name, base ? base + 1 : cgroup);
+	if (sched_proc_start_child(sp, argv, label, why, why_len) < 0)
+		return -EIO;
+	if (!scx_wait_sub_sched(cgroup, 20000)) {
+		snprintf(why, why_len, "%s: no sub-<cgid> directory for %s after 20 s", label, cgroup);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+#define MAX_CHILDREN_TESTED 64
+
+struct family {
+	struct sched_proc root;
+	struct sched_proc kids[MAX_CHILDREN_TESTED];
+	char cgroups[MAX_CHILDREN_TESTED][PATH_MAX];
+	unsigned int n_started;
+	unsigned int n;
+};
+
+/* Stop children first, then the root; 0 if every one exited cleanly. */
+static int family_stop(struct family *fam, char *why, size_t len)
+{
+	char one[1600];
+	int r = 0;
+
+	while (fam->n_started--)
+		if (sched_proc_stop(&fam->kids[fam->n_started], one, sizeof(one)) < 0 && !r) {
+			snprintf(why, len, "%s", one);
+			r = -EIO;
+		}
+	fam->n_started = 0;
+	if (sched_proc_stop(&fam->root, one, sizeof(one)) < 0 && !r) {
+		snprintf(why, len, "%s", one);
+		r = -EIO;
+	}
+	return r;
+}
+
+/*
+ * wparent as root with @n children under /sys/fs/cgroup/@dir, child i
+ * running @leaves[i % n_leaves] with cpu.weight @weights[i] (or 100).
+ */
+static int family_start(const struct config *cfg, struct family *fam, const char *dir,
+			unsigned int n, const char *const *leaves, unsigned int n_leaves,
+			const unsigned int *weights, char *why, size_t len)
+{
+	char top[PATH_MAX], ctl[PATH_MAX + 32], w[16];
+	unsigned int i;
+
+	memset(fam, 0, sizeof(*fam));
+	fam->n = n;
+	snprintf(top, sizeof(top), "/sys/fs/cgroup/%s", dir);
+	write_str("/sys/fs/cgroup/cgroup.subtree_control", "+cpu");
+	if (mkdir(top, 0755) < 0 && errno != EEXIST)
+		return snprintf(why, len, "mkdir %s: %s", top, strerror(errno)), -EIO;
+	snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control", top);
+	write_str(ctl, "+cpu");
+	for (i = 0; i < n; i++) {
+		snprintf(fam->cgroups[i], PATH_MAX, "%s/c%u", top, i);
+		snprintf(w, sizeof(w), "%u", weights ? weights[i] : 100);
+		if (make_cgroup(fam->cgroups[i], w) < 0)
+			return snprintf(why, len, "cannot make %s", fam->cgroups[i]), -EIO;
+	}
+	if (sched_start(cfg, "wparent", &fam->root, why, len) < 0)
+		return -EIO;
+	for (i = 0; i < n; i++) {
+		if (child_start(cfg, leaves[i % n_leaves], fam->cgroups[i],
+				&fam->kids[i], why, len) < 0) {
+			char ignored[1600];
+
+			family_stop(fam, ignored, sizeof(ignored));
+			return -EIO;
+		}
+		fam->n_started = i + 1;
+	}
+	return 0;
+}
+
+static void family_rmdir(struct family *fam, const char *dir)
+{
+	char top[PATH_MAX];
+	unsigned int i;
+
+	for (i = 0; i < fam->n; i++)
+		rmdir(fam->cgroups[i]);
+	snprintf(top, sizeof(top), "/sys/fs/cgroup/%s", dir);
+	rmdir(top);
+}
+
+/* One spinner and one sleeper in each child cgroup, and a spinner in the root. */
+static void test_children(const struct config *cfg, unsigned int n)
+{
+	static const char *const leaves[] = { "fifo", "vtime", "lat", "pin", "wparent" };
+	struct wl_group groups[2 * MAX_CHILDREN_TESTED + 1];
+	char test[128], why[2048], stop_why[1600];
+	struct family fam;
+	struct wl_result res;
+	unsigned int i, k = 0;
+	bool ok;
+	int r;
+
+	snprintf(test, sizeof(test), "wparent_parent_hosts_%u_children_all_progress", n);
+	if (!selected(cfg, test))
+		return;
+	if (!scx_kernel_has_sub_sched())
+		return skip(test, "kernel has no sub-scheduler support (no scx_bpf_sub_dispatch)");
+	if (family_start(cfg, &fam, "sched-test-kids", n, leaves, 5, NULL, why, sizeof(why)) < 0) {
+		family_rmdir(&fam, "sched-test-kids");
+		return result(false, test, "%s", why);
+	}
+	for (i = 0; i < n; i++) {
+		groups[k++] = (struct wl_group){ .kind = WL_SPIN, .n = 1, .cpu = -1,
+						 .cgroup = fam.cgroups[i] };
+		groups[k++] = (struct wl_group){ .kind = WL_SLEEP, .n = 1, .cpu = -1,
+						 .cgroup = fam.cgroups[i],
+						 .work_us = 500, .sleep_us = 2000 };
+	}
+	groups[k++] = (struct wl_group){ .kind = WL_SPIN, .n = 1, .cpu = -1 };
+	r = wl_run(groups, k, cfg->duration, &res);
+	ok = r == 0 && check_progress(groups, &res, why, sizeof(why));
+	if (r == 0)
+		wl_result_free(&res);
+	else
+		snprintf(why, sizeof(why), "workload: %s", strerror(-r));
+	if (ok && !scx_state_is("enabled")) {
+		ok = false;
+		snprintf(why, sizeof(why), "root scheduler left during the workload");
+	}
+	if (family_stop(&fam, stop_why, sizeof(stop_why)) < 0) {
+		ok = false;
+		snprintf(why, sizeof(why), "%s", stop_why);
+	}
+	family_rmdir(&fam, "sched-test-kids");
+	result(ok, test, "%s", why);
+}
+
+/* Each leaf scheduler alone under wparent runs a mixed workload. */
+static void test_leaf(const struct config *cfg, const char *leaf)
+{
+	struct wl_group groups[3];
+	char test[128], why[2048], stop_why[1600];
+	const char *leaves[] = { leaf };
+	struct family fam;
+	struct wl_result res;
+	bool ok;
+	int r;
+
+	snprintf(test, sizeof(test), "%s_leaf_under_wparent_mixed_workload_all_progress", leaf);
+	if (!selected(cfg, test))
+		return;
+	if (!scx_kernel_has_sub_sched())
+		return skip(test, "kernel has no sub-scheduler support (no scx_bpf_sub_dispatch)");
+	if (family_start(cfg, &fam, "sched-test-leaf", 1, leaves, 1, NULL, why, sizeof(why)) < 0) {
+		family_rmdir(&fam, "sched-test-leaf");
+		return result(false, test, "%s", why);
+	}
+	groups[0] = (struct wl_group){ .kind = WL_SPIN, .n = 4, .cpu = -1, .cgroup = fam.cgroups[0] };
+	groups[1] = (struct wl_group){ .kind = WL_SLEEP, .n = 4, .cpu = -1, .cgroup = fam.cgroups[0],
+				       .work_us = 500, .sleep_us = 2000 };
+	groups[2] = (struct wl_group){ .kind = WL_PINGPONG, .n = 2, .cpu = -1, .cgroup = fam.cgroups[0] };
+	r = wl_run(groups, 3, cfg->duration, &res);
+	ok = r == 0 && check_progress(groups, &res, why, sizeof(why));
+	if (r == 0)
+		wl_result_free(&res);
+	else
+		snprintf(why, sizeof(why), "workload: %s", strerror(-r));
+	if (family_stop(&fam, stop_why, sizeof(stop_why)) < 0) {
+		ok = false;
+		snprintf(why, sizeof(why), "%s", stop_why);
+	}
+	family_rmdir(&fam, "sched-test-leaf");
+	result(ok, test, "%s", why);
+}
+
+/* Two fifo children of cpu.weight 100 and 300, a spinner each on CPU 1. */
+static void test_children_shares(const struct config *cfg)
+{
+	const char *test = "wparent_children_cpu_weight_shares_within_10pct";
+	static const unsigned int weights[] = { 100, 300 };
+	const char *leaves[] = { "fifo" };
+	struct wl_group groups[2];
+	char why[2048], stop_why[1600], fig[256];
+	struct family fam;
+	struct wl_result res;
+	double c0, c1, s0, e0, e1;
+	int r;
+
+	if (!selected(cfg, test))
+		return;
+	if (!scx_kernel_has_sub_sched())
+		return skip(test, "kernel has no sub-scheduler support (no scx_bpf_sub_dispatch)");
+	if (family_start(cfg, &fam, "sched-test-shares", 2, leaves, 1, weights, why, sizeof(why)) < 0) {
+		family_rmdir(&fam, "sched-test-shares");
+		return result(false, test, "%s", why);
+	}
+	groups[0] = (struct wl_group){ .kind = WL_SPIN, .n = 1, .cpu = 1, .cgroup = fam.cgroups[0] };
+	groups[1] = (struct wl_group){ .kind = WL_SPIN, .n = 1, .cpu = 1, .cgroup = fam.cgroups[1] };
+	r = wl_run(groups, 2, 2 * cfg->duration, &res);	/* see measure_shares() */
+	if (family_stop(&fam, stop_why, sizeof(stop_why)) < 0) {
+		if (r == 0)
+			wl_result_free(&res);
+		family_rmdir(&fam, "sched-test-shares");
+		return result(false, test, "%s", stop_why);
+	}
+	family_rmdir(&fam, "sched-test-shares");
+	if (r < 0)
+		return result(false, test, "workload: %s", strerror(-r));
+	c0 = wl_group_cpu_ns(&res, 0);
+	c1 = wl_group_cpu_ns(&res, 1);
+	wl_result_free(&res);
+	s0 = c0 / (c0 + c1 ?: 1);
+	e0 = fabs(s0 / 0.25 - 1);
+	e1 = fabs((1 - s0) / 0.75 - 1);
+	snprintf(fig, sizeof(fig), "shares %.1f%%:%.1f%% for cpu.weight 100:300, worst error %.1f%%",
+		 100 * s0, 100 * (1 - s0), 100 * (e0 > e1 ? e0 : e1));
+	result(e0 <= 0.10 && e1 <= 0.10, test, "%s", fig);
+}
+
+/* Three children; stopping one leaves the other two and their tasks running. */
+static void test_child_exit(const struct config *cfg)
+{
+	const char *test = "wparent_child_exit_leaves_siblings_running";
+	const char *leaves[] = { "fifo", "vtime", "lat" };
+	struct wl_group groups[3];
+	char why[2048], stop_why[1600];
+	struct family fam;
+	struct wl_result res;
+	unsigned int i;
+	bool ok;
+	int r;
+
+	if (!selected(cfg, test))
+		return;
+	if (!scx_kernel_has_sub_sched())
+		return skip(test, "kernel has no sub-scheduler support (no scx_bpf_sub_dispatch)");
+	if (family_start(cfg, &fam, "sched-test-exit", 3, leaves, 3, NULL, why, sizeof(why)) < 0) {
+		family_rmdir(&fam, "sched-test-exit");
+		return result(false, test, "%s", why);
+	}
+	/* unload the middle child; its tasks go back to wparent */
+	if (sched_proc_stop(&fam.kids[1], stop_why, sizeof(stop_why)) < 0) {
+		family_stop(&fam, why, sizeof(why));
+		family_rmdir(&fam, "sched-test-exit");
+		return result(false, test, "stopping child 1: %s", stop_why);
+	}
+	ok = scx_state_is("enabled") && scx_wait_sub_sched(fam.cgroups[0], 100) &&
+	     scx_wait_sub_sched(fam.cgroups[2], 100);
+	if (!ok)
+		snprintf(why, sizeof(why), "a sibling or the root left when child 1 was unloaded");
+	for (i = 0; i < 3; i++)
+		groups[i] = (struct wl_group){ .kind = WL_SPIN, .n = 2, .cpu = -1,
+					       .cgroup = fam.cgroups[i] };
+	r = ok ? wl_run(groups, 3, cfg->duration, &res) : -ECANCELED;
+	if (ok)
+		ok = r == 0 && check_progress(groups, &res, why, sizeof(why));
+	if (r == 0)
+		wl_result_free(&res);
+	if (family_stop(&fam, stop_why, sizeof(stop_why)) < 0 && ok) {
+		ok = false;
+		snprintf(why, sizeof(why), "%s", stop_why);
+	}
+	family_rmdir(&fam, "sched-test-exit");
+	result(ok, test, "%s", why);
+}
+
+static void default_dirs(struct config *cfg, const char *argv0)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		snprintf(self, sizeof(self), "%s", argv0);
+	else
+		self[n] = '\0';
+	snprintf(cfg->bindir, sizeof(cfg->bindir), "%s", dirname(self));
+	snprintf(cfg->objdir, sizeof(cfg->objdir), "%s/../schedulers", cfg->bindir);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const all[] = { "fifo", "vtime", "lat", "wparent", "pin" };
+	static const char *const weighted[] = { "vtime", "lat", "wparent" };
+	struct config cfg = { .duration = 3.0 };
+	bool have_objdir = false;
+	unsigned int i;
+	int c;
+
+	default_dirs(&cfg, argv[0]);
+	while ((c = getopt(argc, argv, "b:o:d:")) != -1) {
+		switch (c) {
+		case 'b':
+			snprintf(cfg.bindir, sizeof(cfg.bindir), "%s", optarg);
+			break;
+		case 'o':
+			snprintf(cfg.objdir, sizeof(cfg.objdir), "%s", optarg);
+			have_objdir = true;
+			break;
+		case 'd':
+			cfg.duration = atof(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: sched-test [-b BINDIR] [-o OBJDIR] [-d SECONDS] [NAME...]\n");
+			return 2;
+		}
+	}
+	if (!have_objdir && access(cfg.objdir, F_OK) < 0)
+		snprintf(cfg.objdir, sizeof(cfg.objdir), "%s", cfg.bindir);
+	cfg.filters = argv + optind;
+	cfg.n_filters = argc - optind;
+
+	printf("sched-test: sched-run from %s, schedulers from %s, %.1f s per workload\n",
+	       cfg.bindir, cfg.objdir, cfg.duration);
+
+	/*
+	 * EEVDF as control for the nice test only: its cgroup shares come from
+	 * PELT-averaged group load and missed 10% under host contention.
+	 */
+	test_nice_shares(&cfg, NULL, true);
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		test_root_mixed(&cfg, all[i]);
+	for (i = 0; i < sizeof(weighted) / sizeof(weighted[0]); i++)
+		test_nice_shares(&cfg, weighted[i], true);
+	test_nice_shares(&cfg, "fifo", false);
+	/* wparent's entity tree, which otherwise only runs with children */
+	test_root_mixed_tuned(&cfg, "wparent", "tree_always=true", "wparent_tree");
+	test_nice_shares_tuned(&cfg, "wparent", "tree_always=true", "wparent_tree", true);
+	test_cgroup_shares(&cfg, "vtime");
+	test_pin_confines(&cfg);
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		test_leaf(&cfg, all[i]);
+	test_children(&cfg, 1);
+	test_children(&cfg, 8);
+	test_children(&cfg, 64);
+	test_children_shares(&cfg);
+	test_child_exit(&cfg);
+
+	printf("%u passed, %u failed, %u skipped\n", n_passed, n_failed, n_skipped);
+	return n_failed ? 1 : 0;
+}

@@ -96,8 +96,16 @@ void cgroup_list_done(struct cgroup_list *l)
 
 /* ---- names ---- */
 
+/*
+ * bpffs refuses names with a '.' (EPERM: dots are kept for its own files),
+ * so '.', '/' and '%' are all %-escaped, and a leading '-' too since "-" is
+ * the root. A name that would not fit in NAME_MAX is replaced by "~" and a
+ * hash of the path; its record still names the cgroup, so only an
+ * unrecorded pin of such a cgroup cannot be mapped back (and is detached).
+ */
 char *cgroup_escape(const char *path)
 {
+	uint64_t h = 0xcbf29ce484222325ULL;
 	char *out, *o;
 
 	if (streq(path, "/"))
@@ -107,16 +115,21 @@ char *cgroup_escape(const char *path)
 		return NULL;
 	o = out;
 	for (const char *p = path + 1; *p; p++) {
-		if (*p == '/' || *p == '%' || (*p == '-' && p == path + 1))
+		if (*p == '/' || *p == '%' || *p == '.' || (*p == '-' && p == path + 1))
 			o += sprintf(o, "%%%02x", (unsigned char)*p);
 		else
 			*o++ = *p;
 	}
 	*o = '\0';
+	if (o - out <= CGROUP_ESCAPE_MAX)
+		return out;
+	for (const char *p = path; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	snprintf(out, strlen(path) * 3 + 1, "~%016" PRIx64, h);
 	return out;
 }
 
-static char *cgroup_unescape(const char *name)
+char *cgroup_unescape(const char *name)
 {
 	char *out, *o;
 

@@ -65,8 +65,13 @@ int actual_read(const struct scxd_paths *paths, const struct cgroup_list *cgroup
 void actual_state_done(struct actual_state *a);
 const struct kernel_sched *actual_kernel_sched(const struct actual_state *a, uint64_t cgid);
 
-/* The file name a cgroup path is stored under: "-" for "/", else escaped. */
+/*
+ * The file name a cgroup path is stored under in bpffs and the state
+ * directory: "-" for "/", else escaped so that bpffs takes it (no '.').
+ */
+#define CGROUP_ESCAPE_MAX 240
 char *cgroup_escape(const char *path);
+char *cgroup_unescape(const char *name);
 
 int pin_record_write(const struct scxd_paths *paths, const struct pin_record *rec);
 int pin_record_remove(const struct scxd_paths *paths, const char *cgroup);

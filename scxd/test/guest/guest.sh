@@ -55,8 +55,10 @@ echo +cpu > $CG/cgroup.subtree_control 2>/dev/null
 policy wparent "/scxd-demo.slice/*" vtime "/workload/*" lat
 start_scxd
 check root-attached wait_for 20 root_is scxd_wparent
-check state-enabled [ "$(cat $SYS/state)" = enabled ]
-check root-pinned test -e /sys/fs/bpf/scxd/-/link
+# The ops name shows in sysfs while the kernel is still enabling (slow
+# under TCG), before the attach returns and scxd pins the link.
+check state-enabled wait_for 20 sh -c "[ \"\$(cat $SYS/state)\" = enabled ]"
+check root-pinned wait_for 20 test -e /sys/fs/bpf/scxd/-/link
 if [ $sub = no ]; then
 	check unsupported-children-said-once [ "$(grep -c 'no sched_ext sub-scheduler support' $LOG)" = 1 ]
 fi

@@ -9,13 +9,23 @@
  * Policy. A waking task that finds an idle CPU goes straight to that
  * CPU's local queue. A task woken synchronously (the waker is about to
  * block, as in a pipe or futex hand-off) is queued behind the waker on
- * the waker's CPU when fewer than @sync_depth tasks wait there, so a
- * ping-pong pair stays on one CPU and hands over without an IPI, the way
- * EEVDF's wake-affine does. Everything else joins one FIFO queue that
- * every CPU serves when its local queue runs dry; a task whose slice
- * ran out goes back to its own CPU only while nobody waits in the FIFO,
- * otherwise to the FIFO's tail, so CPU-bound tasks rotate over all CPUs
- * in arrival order. Every slice is @slice_us long, with no weights.
+ * the waker's CPU when fewer than @sync_depth tasks wait there and
+ * nobody waits in the FIFO, so a ping-pong pair stays on one CPU and
+ * hands over without an IPI, the way EEVDF's wake-affine does. Everything
+ * else joins one FIFO queue that every CPU serves when its local queue
+ * runs dry; a task whose slice ran out goes back to its own CPU only
+ * while nobody waits in the FIFO, otherwise to the FIFO's tail, so
+ * CPU-bound tasks rotate over all CPUs in arrival order. Every slice is
+ * @slice_us long, with no weights.
+ *
+ * Nobody jumps a non-empty FIFO, waking or not: a pair that kept
+ * handing its CPU over through the local queue would keep that CPU from
+ * ever running dry, so the FIFO would only be served by the other CPUs
+ * at their slice ends. With 4 ping-pong pairs, 4 spinners and 4 tasks
+ * sleeping 2 ms every 0.5 ms on 4 vCPUs (TCG) that starved the sleepers
+ * (8-23 cycles/s between the four, once none in 3 s); taking their turn
+ * in the FIFO they make 90-260, and the pairs, now waiting their turn
+ * at every hand-off, slow down from 15000 reads/s to 500.
  *
  * Trade-off: nice and cpu.weight are ignored; a task that never sleeps
  * gets as much as one that sleeps often. Pick vtime for that.
@@ -36,7 +46,8 @@
  * Tunables:
  *  slice_us	  length of every slice (default 20000)
  *  sync_depth	  tasks allowed to wait on a waker's CPU for a synchronous
- *		  wake-up to be placed there (default 1; 0 disables)
+ *		  wake-up to be placed there, with the FIFO empty
+ *		  (default 1; 0 disables)
  *  sub_cgroup_id set by the loader to the cgroup id when run as a leaf
  */
 #include <scxd/common.bpf.h>
@@ -68,7 +79,8 @@ s32 BPF_STRUCT_OPS(fifo_select_cpu, struct task_struct *p, s32 prev_cpu,
 		return cpu;
 	}
 
-	if (sub_cgroup_id || !(wake_flags & SCX_WAKE_SYNC))
+	if (sub_cgroup_id || !(wake_flags & SCX_WAKE_SYNC) ||
+	    scx_bpf_dsq_nr_queued(FIFO_DSQ))
 		return cpu;
 
 	this_cpu = bpf_get_smp_processor_id();
@@ -84,7 +96,9 @@ void BPF_STRUCT_OPS(fifo_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	s32 cpu = scx_bpf_task_cpu(p);
 
-	if (!sub_cgroup_id && !scx_bpf_dsq_nr_queued(FIFO_DSQ) &&
+	/* a waking task is better off where any CPU can take it */
+	if (!sub_cgroup_id && !(enq_flags & SCX_ENQ_WAKEUP) &&
+	    !scx_bpf_dsq_nr_queued(FIFO_DSQ) &&
 	    !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu)) {
 		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), enq_flags);
 		return;

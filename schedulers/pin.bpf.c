@@ -12,8 +12,8 @@
  * 0, the default, means all). A waking task goes to an idle allowed CPU
  * when there is one, else it is queued in one FIFO that only allowed
  * CPUs serve, so it runs nowhere else; a synchronous wakee (pipe or
- * futex hand-off) waits behind its waker when nobody else waits there,
- * as in fifo. Tasks whose own affinity has no
+ * futex hand-off) waits behind its waker when nobody else waits there
+ * or in the FIFO, as in fifo. Tasks whose own affinity has no
  * CPU in common with @cpus (per-CPU kernel threads as root) are run where
  * they are, in FIFO order, since refusing them would stall them.
  *
@@ -91,9 +91,10 @@ s32 BPF_STRUCT_OPS(pin_select_cpu, struct task_struct *p, s32 prev_cpu,
 		return cpu;
 	}
 
-	/* a synchronous wakee waits behind its waker if nobody else does */
+	/* a synchronous wakee waits behind its waker if nobody else waits */
 	this_cpu = bpf_get_smp_processor_id();
 	if (!sub_cgroup_id && (wake_flags & SCX_WAKE_SYNC) &&
+	    !scx_bpf_dsq_nr_queued(PIN_DSQ) &&
 	    bpf_cpumask_test_cpu(this_cpu, mask) &&
 	    bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
 	    !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu)) {

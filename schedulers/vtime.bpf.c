@@ -14,7 +14,10 @@
  * time and every CPU takes the earliest when its local queue is empty. A
  * task that slept keeps at most @sleep_credit_us of credit, so waking up
  * after a long sleep cannot monopolise a CPU. Waking tasks that find an
- * idle CPU skip the queue (there is nobody to be fair to).
+ * idle CPU skip the queue (there is nobody to be fair to). A slice is
+ * @slice_us divided by the number of tasks waiting (at least an eighth
+ * of it), so a task that wakes up behind a crowd of CPU-bound ones waits
+ * for about one slice, not one per task ahead of it.
  *
  * Example: one nice -5 and one nice 5 spinner pinned to the same CPU get
  * 335:29, i.e. 92% and 8%; three spinners of weights 100, 200, 300 on one
@@ -32,11 +35,12 @@
  *  - parent: no (no sub_attach).
  *
  * Tunables:
- *  slice_us	    slice length (default 20000)
+ *  slice_us	    slice length with at most one task waiting (default 20000)
  *  sleep_credit_us most virtual time a sleeper can bank (default 20000)
  *  cgroup_weight   scale task weight by its cgroup's cpu.weight (default true)
  *  sync_depth	    as in fifo: queue a synchronous wakee on the waker's CPU
- *		    when fewer tasks wait there (default 1, 0 disables)
+ *		    when fewer tasks wait there and none in our queue
+ *		    (default 1, 0 disables)
  *  sub_cgroup_id   set by the loader when run as a leaf
  */
 #include <scxd/common.bpf.h>
@@ -118,7 +122,9 @@ s32 BPF_STRUCT_OPS(vtime_select_cpu, struct task_struct *p, s32 prev_cpu,
 		return cpu;
 	}
 
-	if (sub_cgroup_id || !(wake_flags & SCX_WAKE_SYNC))
+	/* only while nobody waits: it would jump the queue */
+	if (sub_cgroup_id || !(wake_flags & SCX_WAKE_SYNC) ||
+	    scx_bpf_dsq_nr_queued(VTIME_DSQ))
 		return cpu;
 
 	this_cpu = bpf_get_smp_processor_id();
@@ -138,7 +144,8 @@ void BPF_STRUCT_OPS(vtime_enqueue, struct task_struct *p, u64 enq_flags)
 	if (scxd_vtime_before(vtime, vtime_now - credit))
 		vtime = vtime_now - credit;
 
-	scxd_dsq_insert_vtime(p, VTIME_DSQ, slice_ns(), vtime, enq_flags);
+	scxd_dsq_insert_vtime(p, VTIME_DSQ, scxd_queue_slice(slice_ns(), VTIME_DSQ),
+			      vtime, enq_flags);
 	scxd_kick_idle_for(p);
 }
 
@@ -158,7 +165,7 @@ void BPF_STRUCT_OPS(vtime_dispatch, s32 cpu, struct task_struct *prev)
 	    tctx->started_at) {
 		charge(prev, tctx, bpf_ktime_get_ns(), false);
 		if (scxd_prev_before_head(prev->scx.dsq_vtime, VTIME_DSQ)) {
-			prev->scx.slice = slice_ns();
+			prev->scx.slice = scxd_queue_slice(slice_ns(), VTIME_DSQ);
 			return;
 		}
 	}

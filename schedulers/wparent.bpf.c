@@ -43,13 +43,17 @@
  *  - root: our own tasks are all the system's tasks not in a child; on a
  *    kernel without sub-schedulers (pristine 6.12) that is every task and
  *    this is a weighted vtime scheduler. While no child is attached the
- *    tree is skipped altogether and wake-ups take vtime's fast paths.
+ *    tree is skipped altogether and wake-ups take vtime's fast paths
+ *    (a synchronous wakee waits behind its waker only while none of our
+ *    tasks waits, and slices shrink with the number waiting).
  *  - parent: hosts up to MAX_CHILDREN (1024) direct children, at any
  *    depth the kernel allows (SCX_SUB_MAX_DEPTH).
  *  - leaf: as a child of another wparent, the same again one level down.
  *
  * Tunables:
- *  slice_us		     slice of our own tasks and unit of charge (20000)
+ *  slice_us		     unit of charge, and slice of our own tasks,
+ *			     shrunk while many wait as in vtime when we
+ *			     have no children (20000)
  *  self_weight		     weight of our own tasks as one entity; 0: our
  *			     cgroup's cpu.weight (100)
  *  child_weight_from_cgroup child weight from its cgroup's cpu.weight (true)
@@ -145,6 +149,14 @@ static u32 nr_entities;		/* attached, ours included */
 static u64 slice_ns(void)
 {
 	return slice_us * SCXD_NSEC_PER_USEC;
+}
+
+/* Slice of one of our own tasks; with children, whole: turns are the tree's. */
+static u64 own_slice(void)
+{
+	if (nr_entities > 1)
+		return slice_ns();
+	return scxd_queue_slice(slice_ns(), SELF_DSQ);
 }
 
 static bool node_less(struct bpf_rb_node *a, const struct bpf_rb_node *b)
@@ -320,11 +332,12 @@ s32 BPF_STRUCT_OPS(wparent_select_cpu, struct task_struct *p, s32 prev_cpu,
 
 	/*
 	 * Alone (no children, not a child ourselves), a synchronous wakee
-	 * may wait behind its waker, as in vtime; with children that would
-	 * let our tasks jump the turn the tree gives them.
+	 * may wait behind its waker when none of our tasks waits, as in
+	 * vtime; with children that would let our tasks jump the turn the
+	 * tree gives them.
 	 */
 	if (nr_entities > 1 || tree_always || sub_cgroup_id ||
-	    !(wake_flags & SCX_WAKE_SYNC))
+	    !(wake_flags & SCX_WAKE_SYNC) || scx_bpf_dsq_nr_queued(SELF_DSQ))
 		return cpu;
 	this_cpu = bpf_get_smp_processor_id();
 	if (bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
@@ -341,7 +354,7 @@ void BPF_STRUCT_OPS(wparent_enqueue, struct task_struct *p, u64 enq_flags)
 
 	if (scxd_vtime_before(vtime, self_vtime_now - slice_ns()))
 		vtime = self_vtime_now - slice_ns();
-	scxd_dsq_insert_vtime(p, SELF_DSQ, slice_ns(), vtime, enq_flags);
+	scxd_dsq_insert_vtime(p, SELF_DSQ, own_slice(), vtime, enq_flags);
 	scxd_kick_idle_for(p);
 }
 
@@ -380,7 +393,7 @@ static bool keep_prev(struct task_struct *prev, u64 now, bool alone)
 	if ((!alone && !self_in_front()) ||
 	    !scxd_prev_before_head(prev->scx.dsq_vtime, SELF_DSQ))
 		return false;
-	prev->scx.slice = slice_ns();
+	prev->scx.slice = own_slice();
 	if (!alone)
 		cpu_took(SELF_ID, now);
 	return true;

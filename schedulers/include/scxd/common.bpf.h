@@ -62,6 +62,20 @@ static __always_inline void scxd_kick_idle_for(const struct task_struct *p)
 }
 
 /*
+ * A slice for a task about to wait on @dsq_id: @slice divided by the
+ * number of tasks already waiting there, so that a task queueing behind
+ * n others waits for about one @slice in all rather than n of them,
+ * but never below @slice / 8, which bounds the context switches paid
+ * for it. With nobody waiting it is @slice.
+ */
+static __always_inline u64 scxd_queue_slice(u64 slice, u64 dsq_id)
+{
+	u64 n = scx_bpf_dsq_nr_queued(dsq_id);
+
+	return n > 1 ? scxd_max(slice / n, slice / 8) : slice;
+}
+
+/*
  * ops.dispatch() runs when @prev's slice ran out but before @prev is
  * queued again, so a scheduler that always takes the head of its queue
  * alternates strictly between @prev and the head, whatever their

@@ -336,7 +336,11 @@ int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
 		bpf_link__destroy(link); /* detaches: nothing unpinned stays behind */
 		return r;
 	}
-	bpf_link__disconnect(link);
+	/*
+	 * The pin holds the link now: closing our fd leaves it attached. (A
+	 * bpf_link__disconnect() here would leak the fd: libbpf closes a
+	 * struct_ops link's fd only in its detach callback.)
+	 */
 	bpf_link__destroy(link);
 
 	rec = (struct pin_record){

@@ -81,6 +81,9 @@ struct daemon {
 	struct backoff *backoffs;
 	size_t n_backoffs;
 	struct counters counters;
+
+	uint64_t watchdog_usec;		/* WatchdogSec=, 0 if none */
+	uint64_t watchdog_last;		/* when we last pinged it ourselves */
 };
 
 static uint64_t now_usec(void)
@@ -89,6 +92,24 @@ static uint64_t now_usec(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/*
+ * sd-event pings the service watchdog from the loop, but one reconcile can
+ * attach hundreds of schedulers (a burst of new cgroups), each a BPF load;
+ * under a slow machine that outlasts WatchdogSec=. Ping between steps.
+ */
+static void watchdog_ping(struct daemon *d)
+{
+	uint64_t now;
+
+	if (!d->watchdog_usec)
+		return;
+	now = now_usec();
+	if (now - d->watchdog_last < d->watchdog_usec / 4)
+		return;
+	sd_notify(false, "WATCHDOG=1");
+	d->watchdog_last = now;
 }
 
 /* ---- policy ---- */
@@ -449,8 +470,10 @@ static int reconcile(struct daemon *d, bool dry_run)
 	failed = calloc(plan.n + 1, sizeof(*failed));
 	if (!failed)
 		return -ENOMEM;
-	for (size_t i = 0; i < plan.n; i++)
+	for (size_t i = 0; i < plan.n; i++) {
 		run_step(d, &plan.steps[i], &cgroups, failed, &n_failed);
+		watchdog_ping(d);
+	}
 	for (size_t i = d->n_backoffs; i-- > 0;)
 		if (!sched_tree_find(&desired.tree, d->backoffs[i].cgroup))
 			backoff_forget(d, d->backoffs[i].cgroup);
@@ -708,6 +731,8 @@ static int setup_events(struct daemon *d)
 	sd_event_add_signal(d->event, NULL, SIGTERM, NULL, NULL);
 	sd_event_add_signal(d->event, NULL, SIGINT, NULL, NULL);
 	sd_event_set_watchdog(d->event, true);
+	if (sd_watchdog_enabled(false, &d->watchdog_usec) <= 0)
+		d->watchdog_usec = 0;
 
 	r = sd_event_add_defer(d->event, &d->reconcile_source, on_reconcile, d);
 	if (r < 0)

@@ -16,9 +16,9 @@
  * tree is what the policy wants for the cgroups that exist at that moment:
  * the root scheduler named by --root-ops, and, when the kernel has
  * sub-schedulers (its BTF has sub_cgroup_id), a sub-<cgid> directory under
- * root/sub for exactly the direct children of --dir and --slice plus
- * whatever was there at the
- * start. At the end everything it made is gone and the tree must be back
+ * root/sub for exactly the direct children of --dir, --slice and --also
+ * (cgroups the caller makes outside the churn, matched by the policy) plus
+ * whatever was there at the start. At the end everything it made is gone and the tree must be back
  * at that baseline. Every task it started must be seen to exit 0.
  * With --scxd-pid it samples scxd's RSS, fd count and CPU time after a
  * warm-up and at the end. --kill-every N SIGKILLs every Nth task so the
@@ -67,6 +67,7 @@ struct options {
 	const char *cgroup_root;
 	const char *dir;	/* below cgroup_root, e.g. "churn" */
 	const char *slice;	/* e.g. "scxd-churn.slice"; NULL: no scopes */
+	const char *also;	/* children wanted too, not churned; or NULL */
 	const char *root_ops;	/* expected root/ops; NULL: not checked */
 	pid_t scxd_pid;
 	unsigned int rss_margin_kb;
@@ -419,6 +420,8 @@ static bool tree_matches(const struct options *o, const uint64_t *baseline, unsi
 	collect_children(o, o->dir, want, &n_want);
 	if (o->slice)
 		collect_children(o, o->slice, want, &n_want);
+	if (o->also)
+		collect_children(o, o->also, want, &n_want);
 	collect_subs(SCX_SYSFS "/root/sub", have, &n_have);
 	qsort(want, n_want, sizeof(*want), cmp_u64);
 	qsort(have, n_have, sizeof(*have), cmp_u64);
@@ -755,7 +758,7 @@ static int usage(FILE *f)
 {
 	fputs("usage: churn run [--cycles N] [--max-seconds S] [--warmup N] [--window N]\n"
 	      "                 [--scope-every N] [--max-scopes N] [--check-every N] [--settle-seconds S]\n"
-	      "                 [--task-ms MS] [--cgroup-root DIR] [--dir NAME] [--slice NAME|--no-scopes]\n"
+	      "                 [--task-ms MS] [--cgroup-root DIR] [--dir NAME] [--slice NAME|--no-scopes] [--also NAME]\n"
 	      "                 [--root-ops OPS] [--scxd-pid PID] [--rss-margin-kb KB] [--label PREFIX]\n"
 	      "                 [--kill-every N]   (self-test: SIGKILL every Nth task, must fail)\n"
 	      "       churn links [PIN_DIR]\n"
@@ -778,6 +781,7 @@ int main(int argc, char **argv)
 		{ "cgroup-root", required_argument, NULL, 'R' },
 		{ "dir", required_argument, NULL, 'd' },
 		{ "slice", required_argument, NULL, 'S' },
+		{ "also", required_argument, NULL, 'A' },
 		{ "no-scopes", no_argument, NULL, 'N' },
 		{ "root-ops", required_argument, NULL, 'o' },
 		{ "scxd-pid", required_argument, NULL, 'p' },
@@ -817,6 +821,7 @@ int main(int argc, char **argv)
 		case 'R': o.cgroup_root = optarg; break;
 		case 'd': o.dir = optarg; break;
 		case 'S': o.slice = optarg; break;
+		case 'A': o.also = optarg; break;
 		case 'N': o.slice = NULL; break;
 		case 'o': o.root_ops = optarg; break;
 		case 'p': o.scxd_pid = atoi(optarg); break;

@@ -96,7 +96,7 @@ links0=$(stable_links)
 restarts0=$(systemctl show -p NRestarts --value scxd.service)
 mkdir -p /sys/fs/cgroup/churn-down
 $churn run --cycles "$kill_cycles" --max-seconds "$max_seconds" --root-ops "$ops" \
-	--dir churn --slice scxd-churn.slice --label kill9- > /run/churn-kill9.out 2>&1 &
+	--dir churn --slice scxd-churn.slice --also churn-down --label kill9- > /run/churn-kill9.out 2>&1 &
 bg=$!
 sleep 3
 t_kill=$(date +%s)

@@ -244,8 +244,14 @@ static int scan_kernel(const char *sysfs, struct actual_state *a)
 
 	snprintf(path, sizeof(path), "%s/state", sysfs);
 	state = read_line_file(path);
-	if (state && !streq(state, "enabled"))
+	if (state && !streq(state, "enabled")) {
+		/*
+		 * "disabling": ops.exit() may not have recorded why yet, and
+		 * nothing can be attached until it is done.
+		 */
+		a->settling = streq(state, "enabling") || streq(state, "disabling");
 		return 0;
+	}
 	snprintf(path, sizeof(path), "%s/root", sysfs);
 	r = add_kernel_sched(a, 1, path);
 	if (r < 0)

@@ -58,6 +58,7 @@ struct actual_state {
 	bool *pin_live;			/* parallel to pins */
 	struct kernel_sched *kernel;
 	size_t n_kernel;
+	bool settling;			/* the root is enabling or disabling */
 };
 
 int actual_read(const struct scxd_paths *paths, const struct cgroup_list *cgroups,

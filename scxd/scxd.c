@@ -82,6 +82,7 @@ struct daemon {
 	size_t n_backoffs;
 	struct counters counters;
 
+	uint64_t settle_at;		/* look again: the kernel was mid-transition */
 	uint64_t watchdog_usec;		/* WatchdogSec=, 0 if none */
 	uint64_t watchdog_last;		/* when we last pinged it ourselves */
 };
@@ -238,7 +239,7 @@ static void backoff_forget(struct daemon *d, const char *cgroup)
 
 static void arm_retry_timer(struct daemon *d)
 {
-	uint64_t next = 0;
+	uint64_t next = d->settle_at;
 
 	for (size_t i = 0; i < d->n_backoffs; i++)
 		if (d->backoffs[i].retry_at && (!next || d->backoffs[i].retry_at < next))
@@ -436,6 +437,13 @@ static int reconcile(struct daemon *d, bool dry_run)
 		return log_error(r, ABOUT(.file = d->paths.sysfs),
 				 "cannot read what is attached (%s, %s): %s", d->paths.sysfs,
 				 d->paths.state_dir, strerror(-r));
+	d->settle_at = 0;
+	if (actual.settling && !dry_run) {
+		/* no uevent marks the end of enabling: poll until it is over */
+		d->settle_at = now_usec() + 100 * 1000;
+		arm_retry_timer(d);
+		return 0;
+	}
 	if (!dry_run)
 		handle_exits(d, &actual, &cgroups);
 

@@ -221,8 +221,11 @@ static u32 entity_weight(u64 id, struct entity_info *info)
 	return info->weight;
 }
 
-/* Charge the entity that had this CPU since its last turn began. */
-static void charge_cpu(u64 now)
+/*
+ * Charge the entity that had this CPU since its last turn began; returns
+ * its id plus one, 0 if none had it.
+ */
+static u64 charge_cpu(u64 now)
 {
 	struct entity_info *info;
 	struct cpu_ctx *cctx;
@@ -231,7 +234,7 @@ static void charge_cpu(u64 now)
 
 	cctx = bpf_map_lookup_elem(&cpu_ctxs, &zero);
 	if (!cctx || !cctx->id_plus1)
-		return;
+		return 0;
 	id = cctx->id_plus1 - 1;
 	cctx->id_plus1 = 0;
 	info = bpf_map_lookup_elem(&entities, &id);
@@ -239,6 +242,7 @@ static void charge_cpu(u64 now)
 		__sync_fetch_and_add(&info->pending,
 				     scxd_scale_inv(now - cctx->since,
 						    info->weight));
+	return id + 1;
 }
 
 static void cpu_took(u64 id, u64 now)
@@ -268,8 +272,14 @@ static bool entity_dispatch(u64 id)
  * something was dispatched, 0 when the entity had nothing, 2 when it was
  * only moved back or was a detached child's leftover, -1 when the tree
  * is empty.
+ *
+ * @holder_plus1 names the child whose task used up its slice on this CPU
+ * and is still runnable: that task is on no DSQ, so the child finds
+ * nothing to dispatch, yet it has work. Its turn then is to keep its task
+ * running, which the kernel does when we dispatch nothing (1, with
+ * nothing dispatched).
  */
-static int dispatch_one(u64 now)
+static int dispatch_one(u64 now, u64 holder_plus1)
 {
 	struct entity_info *info;
 	struct entity_node *n;
@@ -300,7 +310,7 @@ static int dispatch_one(u64 now)
 	if (scxd_vtime_before(vtime_now, key))
 		vtime_now = key;
 
-	ok = entity_dispatch(id);
+	ok = entity_dispatch(id) || id + 1 == holder_plus1;
 	if (ok) {
 		info->misses = 0;
 		entity_weight(id, info);
@@ -402,6 +412,7 @@ static bool keep_prev(struct task_struct *prev, u64 now, bool alone)
 void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 {
 	u64 now = bpf_ktime_get_ns();
+	u64 holder_plus1;
 	u32 i, misses;
 	int ret;
 
@@ -415,16 +426,20 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	}
 
-	charge_cpu(now);
-	if (scxd_prev_is_queued(prev) && keep_prev(prev, now, false))
+	holder_plus1 = charge_cpu(now);
+	if (!scxd_prev_is_queued(prev))
+		holder_plus1 = 0;
+	else if (keep_prev(prev, now, false))
 		return;
+	if (holder_plus1 == SELF_ID + 1)
+		holder_plus1 = 0;
 	/*
 	 * Give up after @max_tries entities with nothing to run; more than
 	 * there are entities would only meet the same ones again. Moving an
 	 * entity back for its charges is not a try, but bounded too.
 	 */
 	for (i = 0, misses = 0; i < 2 * MAX_TRIES; i++) {
-		ret = dispatch_one(now);
+		ret = dispatch_one(now, holder_plus1);
 		if (ret == 1 || ret < 0)
 			break;		/* dispatched, or nothing in the tree */
 		if (ret == 0 && (++misses >= max_tries || misses >= nr_entities))

@@ -171,7 +171,8 @@ static double run_row(const struct config *cfg, struct row *row)
 			argv[1] = "-c";
 			argv[2] = (char *)l->cgroup;
 			argv[3] = obj;
-			r = sched_proc_start_child(&procs[i], argv, label, why, sizeof(why));
+			r = sched_proc_start_child(&procs[i], argv, l->cgroup, label, why,
+						   sizeof(why));
 			if (r == 0 && !scx_wait_sub_sched(l->cgroup, 20000)) {
 				snprintf(why, sizeof(why), "%s: no sub-<cgid> directory for %s after 20 s",
 					 label, l->cgroup);

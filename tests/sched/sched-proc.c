@@ -73,20 +73,32 @@ static int match_dir(const char *path, const struct stat *st, int flag, struct F
 	return flag == FTW_D && !strcmp(path + f->base, wanted_dir);
 }
 
-bool scx_wait_sub_sched(const char *cgroup, unsigned int timeout_ms)
+/* Is there a sub-<cgid> directory for the cgroup with inode @ino? */
+static bool sub_sched_present(unsigned long long ino)
 {
-	struct stat st;
+	snprintf(wanted_dir, sizeof(wanted_dir), "sub-%llu", ino);
+	return nftw(SCX_SYSFS, match_dir, 16, FTW_PHYS) == 1;
+}
+
+static bool wait_sub_sched(unsigned long long ino, bool present, unsigned int timeout_ms)
+{
 	unsigned int t;
 
-	if (stat(cgroup, &st) < 0)
-		return false;
-	snprintf(wanted_dir, sizeof(wanted_dir), "sub-%llu", (unsigned long long)st.st_ino);
 	for (t = 0; t < timeout_ms; t += 50) {
-		if (nftw(SCX_SYSFS, match_dir, 16, FTW_PHYS) == 1)
+		if (sub_sched_present(ino) == present)
 			return true;
 		sleep_ms(50);
 	}
-	return false;
+	return sub_sched_present(ino) == present;
+}
+
+bool scx_wait_sub_sched(const char *cgroup, unsigned int timeout_ms)
+{
+	struct stat st;
+
+	if (stat(cgroup, &st) < 0)
+		return false;
+	return wait_sub_sched(st.st_ino, true, timeout_ms);
 }
 
 bool scx_kernel_has_sub_sched(void)
@@ -185,17 +197,25 @@ static int spawn(struct sched_proc *sp, char *const argv[], const char *label)
 	return 0;
 }
 
-int sched_proc_start_child(struct sched_proc *sp, char *const argv[], const char *label,
-			   char *why, size_t why_len)
+int sched_proc_start_child(struct sched_proc *sp, char *const argv[], const char *cgroup,
+			   const char *label, char *why, size_t why_len)
 {
+	unsigned long long cgroup_ino;
 	char last[512];
+	struct stat st;
+	unsigned int t;
 	int r, status;
 
-	unsigned int t;
+	if (stat(cgroup, &st) < 0) {
+		snprintf(why, why_len, "%s: %s: %s", label, cgroup, strerror(errno));
+		return -errno;
+	}
+	cgroup_ino = st.st_ino;
 
 	r = spawn(sp, argv, label);
 	if (r < 0)
 		return r;
+	sp->cgroup_ino = cgroup_ino;
 	/* sched-run says "attached" once the kernel took it, or exits */
 	for (t = 0; t < 20000; t += 50) {
 		if (waitpid(sp->pid, &status, WNOHANG) == sp->pid) {
@@ -255,7 +275,14 @@ int sched_proc_stop(struct sched_proc *sp, char *why, size_t why_len)
 	kill(sp->pid, SIGINT);
 	reap(sp, &status);
 	exit_report(sp, report, sizeof(report));
-	if (!scx_wait_state("disabled", 10000)) {
+	if (sp->cgroup_ino) {
+		/* a child: its directory goes, the parent stays in charge */
+		if (!wait_sub_sched(sp->cgroup_ino, false, 10000)) {
+			snprintf(why, why_len, "%s: sub-%llu still in sysfs 10 s after unload; %s",
+				 sp->label, sp->cgroup_ino, report);
+			return -ETIMEDOUT;
+		}
+	} else if (!scx_wait_state("disabled", 10000)) {
 		snprintf(why, why_len, "%s: state not \"disabled\" 10 s after unload; %s",
 			 sp->label, report);
 		return -ETIMEDOUT;

@@ -19,6 +19,7 @@ struct sched_proc {
 	char label[64];
 	char log[PATH_MAX];	/* the loader's stdout and stderr */
 	bool is_sched_run;	/* prints sched-run's "exit kind=" line */
+	unsigned long long cgroup_ino;	/* a child's cgroup, 0 for a root */
 };
 
 int read_line(const char *path, char *buf, size_t len);
@@ -50,12 +51,13 @@ int sched_proc_start(struct sched_proc *sp, char *const argv[], const char *labe
  * scheduler runs. 0 once sched-run reports it attached (within 20 s);
  * the caller checks the child's sysfs directory itself.
  */
-int sched_proc_start_child(struct sched_proc *sp, char *const argv[], const char *label,
-			   char *why, size_t why_len);
+int sched_proc_start_child(struct sched_proc *sp, char *const argv[], const char *cgroup,
+			   const char *label, char *why, size_t why_len);
 
 /*
  * SIGINT it and wait; 0 when it exited with status 0 (for sched-run: and
- * reported kind=64, unregistered) and state is "disabled" again. @why
+ * reported kind=64, unregistered) and state is "disabled" again (for a
+ * child: its sub-<cgid> directory is gone). @why
  * gets the exit report either way.
  */
 int sched_proc_stop(struct sched_proc *sp, char *why, size_t why_len);

@@ -401,7 +401,7 @@ static int child_start(const struct config *cfg, const char *name, const char *c
 	snprintf(run, sizeof(run), "%s/sched-run", cfg->bindir);
 	snprintf(obj, sizeof(obj), "%s/%s.bpf.o", cfg->objdir, name);
 	snprintf(label, sizeof(label), "%s@%s", name, base ? base + 1 : cgroup);
-	if (sched_proc_start_child(sp, argv, label, why, why_len) < 0)
+	if (sched_proc_start_child(sp, argv, cgroup, label, why, why_len) < 0)
 		return -EIO;
 	if (!scx_wait_sub_sched(cgroup, 20000)) {
 		snprintf(why, why_len, "%s: no sub-<cgid> directory for %s after 20 s", label, cgroup);

@@ -74,6 +74,12 @@ kill -HUP "$pid"
 check reload-root-fifo wait_for 20 root_is scxd_fifo
 
 # 2. Idle means idle: no wakeups in 3 s without changes (nothing pending).
+#    The ops name shows before the kernel has finished enabling and before
+#    scxd has pinned the new link and seen the sysfs tree settle: wait for
+#    all of that first, so the window measures idleness, not the reload.
+wait_for 20 sh -c "[ \"\$(cat $SYS/state)\" = enabled ]"
+wait_for 20 test -e /sys/fs/bpf/scxd/-/link
+sleep 2
 v0=$(grep voluntary_ctxt_switches /proc/$pid/status | head -1 | awk '{print $2}')
 sleep 3
 v1=$(grep voluntary_ctxt_switches /proc/$pid/status | head -1 | awk '{print $2}')

@@ -93,13 +93,9 @@ static bool is_interactive(struct task_ctx *tctx)
 s32 BPF_STRUCT_OPS(lat_select_cpu, struct task_struct *p, s32 prev_cpu,
 		   u64 wake_flags)
 {
-	bool is_idle = false;
-	s32 cpu;
-
-	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
-	if (is_idle)
-		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
-	return cpu;
+	/* wake-ups that find no idle CPU are lat_enqueue()'s to place */
+	return scxd_select_cpu(p, prev_cpu, wake_flags, slice_ns(),
+			       SCXD_NO_FOLLOW, 0);
 }
 
 void BPF_STRUCT_OPS(lat_enqueue, struct task_struct *p, u64 enq_flags)

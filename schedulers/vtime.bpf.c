@@ -113,27 +113,9 @@ static u64 task_weight(struct task_struct *p, struct task_ctx *tctx,
 s32 BPF_STRUCT_OPS(vtime_select_cpu, struct task_struct *p, s32 prev_cpu,
 		   u64 wake_flags)
 {
-	bool is_idle = false;
-	s32 cpu, this_cpu;
-
-	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
-	if (is_idle) {
-		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
-		return cpu;
-	}
-
-	/* only while nobody waits: it would jump the queue */
-	if (sub_cgroup_id || !(wake_flags & SCX_WAKE_SYNC) ||
-	    scx_bpf_dsq_nr_queued(VTIME_DSQ))
-		return cpu;
-
-	this_cpu = bpf_get_smp_processor_id();
-	if (bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
-	    scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu) < sync_depth) {
-		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
-		return this_cpu;
-	}
-	return cpu;
+	return scxd_select_cpu(p, prev_cpu, wake_flags, slice_ns(),
+			       sub_cgroup_id ? SCXD_NO_FOLLOW : VTIME_DSQ,
+			       sync_depth);
 }
 
 void BPF_STRUCT_OPS(vtime_enqueue, struct task_struct *p, u64 enq_flags)

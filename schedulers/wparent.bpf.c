@@ -22,7 +22,9 @@
  *
  * An entity with nothing to run is pushed behind the current virtual
  * time by one slice, doubling with each consecutive miss up to
- * 2^@idle_backoff_max slices, and a CPU gives up after @max_tries
+ * 2^@idle_backoff_max slices (scaled down by the number of entities per
+ * CPU, so that this is the wall time it waits to be tried again whether
+ * it has 4 siblings or 1000), and a CPU gives up after @max_tries
  * entities per dispatch: idle children cost a bounded, shrinking number
  * of misses instead of a scan over all of them. An entity that had a
  * turn within the last round of the tree (nr_entities slices, at least
@@ -309,6 +311,23 @@ static void cpu_took(u64 id, u64 now)
 	}
 }
 
+/*
+ * How far behind the clock an entity with nothing to run goes: one of its
+ * slices, doubled @backoff times, scaled down by the number of entities
+ * per CPU. The clock advances about that much slower with more entities
+ * sharing the CPUs, so the wait before it is tried again stays about
+ * 2^@backoff slices of wall time whether there are 4 entities or 1000.
+ */
+static u64 idle_push(struct entity_info *info, u32 backoff)
+{
+	u64 push = scxd_scale_inv(slice_ns(), info->weight) << (backoff & 15);
+	u32 nr_cpus = scx_bpf_nr_cpu_ids();
+
+	if (nr_entities > nr_cpus)
+		push = push * nr_cpus / nr_entities;
+	return push;
+}
+
 /* Give @id a turn on this CPU; true if it put something on it. */
 static bool entity_dispatch(u64 id)
 {
@@ -325,11 +344,12 @@ static bool entity_dispatch(u64 id)
  * only moved back or was a detached child's leftover, -1 when the tree
  * is empty.
  *
- * @holder_plus1 names the child whose task used up its slice on this CPU
- * and is still runnable: that task is on no DSQ, so the child finds
+ * @holder_plus1 names the entity whose task used up its slice on this
+ * CPU and is still runnable: that task is on no DSQ, so a child finds
  * nothing to dispatch, yet it has work. Its turn then is to keep its task
  * running, which the kernel does when we dispatch nothing (1, with
- * nothing dispatched).
+ * nothing dispatched). Our own entity holds only while its task is ahead
+ * of our queue and then keeps it without looking at the queue.
  */
 static int dispatch_one(u64 now, u64 holder_plus1, bool *looked)
 {
@@ -369,7 +389,10 @@ static int dispatch_one(u64 now, u64 holder_plus1, bool *looked)
 			vtime_now = n->vtime;
 	}
 
-	ok = entity_dispatch(id) || id + 1 == holder_plus1;
+	if (id == SELF_ID && id + 1 == holder_plus1)
+		ok = true;	/* our @prev goes on, see wparent_dispatch() */
+	else
+		ok = entity_dispatch(id) || id + 1 == holder_plus1;
 	if (ok) {
 		/*
 		 * An entity that could not use its share (fewer tasks than
@@ -401,8 +424,7 @@ static int dispatch_one(u64 now, u64 holder_plus1, bool *looked)
 		 * push is from the clock, not from its key, so that misses
 		 * do not pile up while the clock stands still.
 		 */
-		n->vtime = scxd_max(n->vtime, vtime_now +
-				    (scxd_scale_inv(slice_ns(), info->weight) << (backoff & 15)));
+		n->vtime = scxd_max(n->vtime, vtime_now + idle_push(info, backoff));
 	}
 	tree_add(n);
 	return ok;
@@ -411,31 +433,16 @@ static int dispatch_one(u64 now, u64 holder_plus1, bool *looked)
 s32 BPF_STRUCT_OPS(wparent_select_cpu, struct task_struct *p, s32 prev_cpu,
 		   u64 wake_flags)
 {
-	bool is_idle = false;
-	s32 cpu, this_cpu;
-
-	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
-	if (is_idle) {
-		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
-		return cpu;
-	}
-
 	/*
 	 * Alone (no children, not a child ourselves), a synchronous wakee
 	 * may wait behind its waker when none of our tasks waits, as in
 	 * vtime; with children that would let our tasks jump the turn the
 	 * tree gives them.
 	 */
-	if (nr_entities > 1 || tree_always || sub_cgroup_id ||
-	    !(wake_flags & SCX_WAKE_SYNC) || scx_bpf_dsq_nr_queued(SELF_DSQ))
-		return cpu;
-	this_cpu = bpf_get_smp_processor_id();
-	if (bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
-	    !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu)) {
-		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
-		return this_cpu;
-	}
-	return cpu;
+	bool alone = nr_entities <= 1 && !tree_always && !sub_cgroup_id;
+
+	return scxd_select_cpu(p, prev_cpu, wake_flags, slice_ns(),
+			       alone ? SELF_DSQ : SCXD_NO_FOLLOW, 1);
 }
 
 void BPF_STRUCT_OPS(wparent_enqueue, struct task_struct *p, u64 enq_flags)
@@ -448,20 +455,6 @@ void BPF_STRUCT_OPS(wparent_enqueue, struct task_struct *p, u64 enq_flags)
 	scxd_kick_idle_for(p);
 }
 
-/* Is our own entity the one at the front of the tree? */
-static bool self_in_front(void)
-{
-	struct bpf_rb_node *rb;
-	bool front = false;
-
-	bpf_spin_lock(&tree_lock);
-	rb = bpf_rbtree_first(&tree);
-	if (rb)
-		front = container_of(rb, struct entity_node, rb)->id == SELF_ID;
-	bpf_spin_unlock(&tree_lock);
-	return front;
-}
-
 /* Charge our own task @p for the time it ran since @tctx->started_at. */
 static void charge_task(struct task_struct *p, struct task_ctx *tctx, u64 now)
 {
@@ -470,49 +463,49 @@ static void charge_task(struct task_struct *p, struct task_ctx *tctx, u64 now)
 }
 
 /*
- * @prev, one of our own tasks, used up its slice and is still runnable:
- * let it go on if it is ahead of our other tasks and it is our turn.
+ * @prev used up its slice and is still runnable: if it is one of our own
+ * tasks, charge it and tell whether it is still ahead of our others.
  */
-static bool keep_prev(struct task_struct *prev, u64 now, bool alone)
+static bool own_prev_ahead(struct task_struct *prev, u64 now)
 {
 	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, prev, 0, 0);
 
 	if (!tctx || !tctx->started_at)
 		return false;
 	charge_task(prev, tctx, now);
-	if ((!alone && !self_in_front()) ||
-	    !scxd_prev_before_head(prev->scx.dsq_vtime, SELF_DSQ))
-		return false;
-	prev->scx.slice = own_slice();
-	if (!alone)
-		cpu_took(SELF_ID, now);
-	return true;
+	return scxd_prev_before_head(prev->scx.dsq_vtime, SELF_DSQ);
 }
 
 void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 {
 	u64 now = bpf_ktime_get_ns();
-	u64 holder_plus1;
+	u64 had_plus1, holder_plus1;
 	bool looked = false;
 	u32 i, misses;
-	int ret;
+	int ret = -1;
 
 	/*
 	 * Without children there is nobody to share with: skip the tree and
 	 * its lock, and serve our own tasks like vtime does.
 	 */
 	if (nr_entities <= 1 && !tree_always) {
-		if (!scxd_prev_is_queued(prev) || !keep_prev(prev, now, true))
+		if (scxd_prev_is_queued(prev) && own_prev_ahead(prev, now))
+			prev->scx.slice = own_slice();
+		else
 			scxd_dsq_move_to_local(SELF_DSQ);
 		return;
 	}
 
-	holder_plus1 = charge_cpu(now);
+	/*
+	 * Whoever had the CPU is charged for it now, before the tree is
+	 * looked at, and holds it if @prev is its: our own @prev only while
+	 * it is ahead of our queue, else our turn goes to the queue's head.
+	 */
+	had_plus1 = charge_cpu(now);
+	holder_plus1 = had_plus1;
 	if (!scxd_prev_is_queued(prev))
-		holder_plus1 = 0;
-	else if (keep_prev(prev, now, false))
-		return;
-	if (holder_plus1 == SELF_ID + 1)
+		had_plus1 = holder_plus1 = 0;
+	else if (holder_plus1 == SELF_ID + 1 && !own_prev_ahead(prev, now))
 		holder_plus1 = 0;
 	/*
 	 * Give up after @max_tries entities with nothing to run; more than
@@ -528,6 +521,12 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 			break;
 	}
 	aside_drain();
+	/*
+	 * Nothing dispatched: the kernel keeps @prev running, on the account
+	 * of the entity that had the CPU, or its time would be free.
+	 */
+	if (ret != 1 && had_plus1)
+		cpu_took(had_plus1 - 1, now);
 }
 
 void BPF_STRUCT_OPS(wparent_update_idle, s32 cpu, bool idle)

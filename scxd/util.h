@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +37,13 @@ static inline void fclosep(FILE **f)
 		fclose(*f);
 }
 #define _cleanup_fclose_ _cleanup_(fclosep)
+
+static inline void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+#define _cleanup_closedir_ _cleanup_(closedirp)
 
 /* Hand ownership of a pointer to the caller: returns it, leaves NULL. */
 #define TAKE_PTR(p)                          \

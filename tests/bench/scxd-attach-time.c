@@ -46,12 +46,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util.h"
+
 #define SCX_SYSFS "/sys/kernel/sched_ext"
 #define MAX_RUNS 1000
 #define MAX_IDS 8192
 #define TIMEOUT_S 120.0
-
-#define _cleanup_(f) __attribute__((cleanup(f)))
 
 struct options {
 	const char *mode;
@@ -63,18 +63,6 @@ struct options {
 	unsigned int seconds;
 	char **raw;		/* loader argv, NULL: scxd */
 };
-
-static void fclosep(FILE **f)
-{
-	if (*f)
-		fclose(*f);
-}
-
-static void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
 
 static double now_ms(void)
 {

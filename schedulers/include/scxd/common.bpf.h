@@ -62,6 +62,42 @@ static __always_inline void scxd_kick_idle_for(const struct task_struct *p)
 }
 
 /*
+ * ops.select_cpu() of most of the collection. A task that finds an idle
+ * CPU goes straight to its local DSQ with @slice. A synchronous wakee
+ * (the waker is about to block, as in a pipe or futex hand-off) queues
+ * behind its waker on the waker's CPU when fewer than @depth tasks wait
+ * there and nobody waits on @shared_dsq, the scheduler's own queue, so
+ * that it jumps no queue; pass SCXD_NO_FOLLOW for @shared_dsq where it
+ * must never (as a child: the parent decides who runs on a busy CPU).
+ */
+#define SCXD_NO_FOLLOW	(~0ULL)
+
+static __always_inline s32 scxd_select_cpu(struct task_struct *p, s32 prev_cpu,
+					   u64 wake_flags, u64 slice,
+					   u64 shared_dsq, u32 depth)
+{
+	bool is_idle = false;
+	s32 cpu, this_cpu;
+
+	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
+	if (is_idle) {
+		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice, 0);
+		return cpu;
+	}
+	if (shared_dsq == SCXD_NO_FOLLOW || !(wake_flags & SCX_WAKE_SYNC) ||
+	    scx_bpf_dsq_nr_queued(shared_dsq))
+		return cpu;
+
+	this_cpu = bpf_get_smp_processor_id();
+	if (bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
+	    scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu) < depth) {
+		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice, 0);
+		return this_cpu;
+	}
+	return cpu;
+}
+
+/*
  * A slice for a task about to wait on @dsq_id: @slice divided by the
  * number of tasks already waiting there, so that a task queueing behind
  * n others waits for about one @slice in all rather than n of them,

@@ -48,6 +48,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util.h"
+
 #include <linux/bpf.h>
 
 #define SCX_SYSFS "/sys/kernel/sched_ext"
@@ -117,26 +119,6 @@ static void sleep_ms(unsigned int ms)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
-
-static void closep(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-}
-
-static void fclosep(FILE **f)
-{
-	if (*f)
-		fclose(*f);
-}
-
-static void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
-#define _cleanup_(f) __attribute__((cleanup(f)))
 
 static int read_line(const char *path, char *buf, size_t len)
 {

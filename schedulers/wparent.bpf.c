@@ -22,33 +22,30 @@
  *
  * An entity with nothing to run is pushed behind the current virtual
  * time by one slice, doubling with each consecutive miss up to
- * 2^@idle_backoff_max slices (scaled down by the number of entities per
- * CPU, so that this is the wall time it waits to be tried again whether
- * it has 4 siblings or 1000), and a CPU gives up after @max_tries
+ * 2^@idle_backoff_max slices, and a CPU gives up after @max_tries
  * entities per dispatch: idle children cost a bounded, shrinking number
- * of misses instead of a scan over all of them. An entity that had a
- * turn within the last round of the tree (nr_entities slices, at least
- * 2^@idle_backoff_max) is not idle but busy elsewhere: its tasks run on
- * other CPUs or can run only there. It keeps its key and only steps
- * aside until the CPU that found nothing is done looking.
+ * of misses instead of a scan over all of them.
  *
  * Example: children A (cpu.weight 200) and B (100) both saturated and
  * our own tasks idle: A gets 2/3 of the CPUs and B 1/3. If B goes idle,
  * A gets everything (work-conserving); when B wakes up, it is back in
  * turn within a few slices. tests/guest/sched checks saturated children
- * beside our own tasks (1 child of 300 and ours of 100; 4 children of
- * 100..400; 16 of 100 and 200) to 10%: 4 children were within 4.3%.
+ * beside our own tasks to 10%: 1 child and ours at 100:100, 4 children
+ * of 100..400 (worst 4-8%, our own tasks a little over), 16 of 100 and
+ * 200; and our own tasks' nice shares, with and without the tree.
  *
  * Trade-offs: the parent does not see a child's wake-ups (v1 keeps
  * enqueue on the child), so a child that becomes busy waits for its
  * turn in the tree or for an idle CPU, up to 2^@idle_backoff_max slices
  * of virtual time; shares are accurate for children that keep CPUs busy,
  * approximate for ones that run for microseconds at a time. Nor does it
- * see where a child's tasks may run: children whose tasks are all
- * confined to the same CPU look idle to the other CPUs, which push them
- * back until they count as active again, and get shares far from their
- * weights (two such children of 100:300 got anything from 1:99 to
- * 48:52); confine such workloads with a child scheduler (pin) instead.
+ * see where a child's tasks may run: a child whose tasks are confined to
+ * one CPU looks idle to the others, which push it back, and two such
+ * children of 100:300 on the same CPU got 34:66. Letting busy children
+ * step aside instead fixed that case but, without knowing which
+ * children are truly idle, let idle ones clog the front of the tree and
+ * starve per-CPU kernel threads: confine such workloads with a child
+ * scheduler (pin) rather than across siblings.
  *
  * Roles.
  *  - root: our own tasks are all the system's tasks not in a child; on a
@@ -112,7 +109,6 @@ struct entity_node {
 struct entity_info {
 	u64 gen;
 	u64 pending;		/* charges not yet folded into the key */
-	u64 last_ok;		/* when it last dispatched (or kept a CPU) */
 	u32 weight;
 	u32 misses;		/* consecutive turns with nothing to run */
 	u32 turns;		/* turns since weight was read */
@@ -140,8 +136,6 @@ struct {
 
 private(TREE) struct bpf_spin_lock tree_lock;
 private(TREE) struct bpf_rb_root tree __contains(entity_node, rb);
-/* active entities a CPU found nothing to take from, until its dispatch ends */
-private(TREE) struct bpf_rb_root aside __contains(entity_node, rb);
 
 /* Per task: when it last got a CPU, to charge it by the time it used. */
 struct task_ctx {
@@ -200,49 +194,9 @@ static struct entity_node *tree_pop(void)
 	return rb ? container_of(rb, struct entity_node, rb) : NULL;
 }
 
-static void aside_add(struct entity_node *n)
-{
-	bpf_spin_lock(&tree_lock);
-	bpf_rbtree_add(&aside, &n->rb, node_less);
-	bpf_spin_unlock(&tree_lock);
-}
-
-/* Put the entities set aside back in the tree, at their unchanged keys. */
-static void aside_drain(void)
-{
-	struct bpf_rb_node *rb;
-	u32 i;
-
-	bpf_for(i, 0, 2 * MAX_TRIES) {
-		bpf_spin_lock(&tree_lock);
-		rb = bpf_rbtree_first(&aside);
-		if (rb)
-			rb = bpf_rbtree_remove(&aside, rb);
-		bpf_spin_unlock(&tree_lock);
-		if (!rb)
-			break;
-		tree_add(container_of(rb, struct entity_node, rb));
-	}
-}
-
-/*
- * Did @info's entity have a turn within about one round of the tree? Such
- * an entity that has nothing for this CPU is most likely busy on others
- * (its tasks run there, or can only run there), not idle.
- */
-static bool entity_active(struct entity_info *info, u64 now)
-{
-	u64 round = slice_ns() * scxd_max(nr_entities, 1 << idle_backoff_max);
-
-	return info->last_ok && now - info->last_ok < round;
-}
-
 static s32 entity_add(u64 id, u32 weight)
 {
-	struct entity_info info = {
-		.weight = weight ?: 1,
-		.last_ok = bpf_ktime_get_ns(),	/* active until its first round is over */
-	};
+	struct entity_info info = { .weight = weight ?: 1 };
 	struct entity_node *n;
 	s32 ret;
 
@@ -311,23 +265,6 @@ static void cpu_took(u64 id, u64 now)
 	}
 }
 
-/*
- * How far behind the clock an entity with nothing to run goes: one of its
- * slices, doubled @backoff times, scaled down by the number of entities
- * per CPU. The clock advances about that much slower with more entities
- * sharing the CPUs, so the wait before it is tried again stays about
- * 2^@backoff slices of wall time whether there are 4 entities or 1000.
- */
-static u64 idle_push(struct entity_info *info, u32 backoff)
-{
-	u64 push = scxd_scale_inv(slice_ns(), info->weight) << (backoff & 15);
-	u32 nr_cpus = scx_bpf_nr_cpu_ids();
-
-	if (nr_entities > nr_cpus)
-		push = push * nr_cpus / nr_entities;
-	return push;
-}
-
 /* Give @id a turn on this CPU; true if it put something on it. */
 static bool entity_dispatch(u64 id)
 {
@@ -344,18 +281,17 @@ static bool entity_dispatch(u64 id)
  * only moved back or was a detached child's leftover, -1 when the tree
  * is empty.
  *
- * @holder_plus1 names the entity whose task used up its slice on this
- * CPU and is still runnable: that task is on no DSQ, so a child finds
+ * @holder_plus1 names the child whose task used up its slice on this CPU
+ * and is still runnable: that task is on no DSQ, so the child finds
  * nothing to dispatch, yet it has work. Its turn then is to keep its task
  * running, which the kernel does when we dispatch nothing (1, with
- * nothing dispatched). Our own entity holds only while its task is ahead
- * of our queue and then keeps it without looking at the queue.
+ * nothing dispatched).
  */
-static int dispatch_one(u64 now, u64 holder_plus1, bool *looked)
+static int dispatch_one(u64 now, u64 holder_plus1)
 {
 	struct entity_info *info;
 	struct entity_node *n;
-	u64 id, pending, lag;
+	u64 id, pending, key;
 	u32 backoff;
 	bool ok;
 
@@ -378,53 +314,23 @@ static int dispatch_one(u64 now, u64 holder_plus1, bool *looked)
 		return 2;
 	}
 
-	/*
-	 * The first entity a CPU looks at is the front of the tree: the clock
-	 * follows it. Later ones come after entities set aside and may be
-	 * well ahead of the front, the clock must not jump to them.
-	 */
-	if (!*looked) {
-		*looked = true;
-		if (scxd_vtime_before(vtime_now, n->vtime))
-			vtime_now = n->vtime;
-	}
+	key = n->vtime;
+	if (scxd_vtime_before(vtime_now, key))
+		vtime_now = key;
 
-	if (id == SELF_ID && id + 1 == holder_plus1)
-		ok = true;	/* our @prev goes on, see wparent_dispatch() */
-	else
-		ok = entity_dispatch(id) || id + 1 == holder_plus1;
+	ok = entity_dispatch(id) || id + 1 == holder_plus1;
 	if (ok) {
-		/*
-		 * An entity that could not use its share (fewer tasks than
-		 * its weight would give CPUs) banks at most one slice.
-		 */
-		lag = scxd_scale_inv(slice_ns(), info->weight);
-		n->vtime = scxd_max(n->vtime, vtime_now - scxd_min(vtime_now, lag));
 		info->misses = 0;
-		info->last_ok = now;
 		entity_weight(id, info);
 		cpu_took(id, now);
-	} else if (entity_active(info, now)) {
-		/*
-		 * Busy elsewhere: it keeps its place and steps out of this
-		 * CPU's way until this dispatch is over. Pushing it back
-		 * would charge it for CPUs it cannot use: two children of
-		 * weights 100:300 on one CPU got 34:66 that way, the idle
-		 * CPUs pushing both back.
-		 */
-		aside_add(n);
-		return 0;
 	} else {
 		backoff = info->misses < idle_backoff_max ? info->misses
 							  : idle_backoff_max;
 		if (info->misses < 31)
 			info->misses++;
-		/*
-		 * An entity with nothing to run banks no credit either. The
-		 * push is from the clock, not from its key, so that misses
-		 * do not pile up while the clock stands still.
-		 */
-		n->vtime = scxd_max(n->vtime, vtime_now + idle_push(info, backoff));
+		/* an entity with nothing to run banks no credit either */
+		n->vtime = scxd_max(n->vtime, vtime_now) +
+			   (scxd_scale_inv(slice_ns(), info->weight) << (backoff & 15));
 	}
 	tree_add(n);
 	return ok;
@@ -455,6 +361,20 @@ void BPF_STRUCT_OPS(wparent_enqueue, struct task_struct *p, u64 enq_flags)
 	scxd_kick_idle_for(p);
 }
 
+/* Is our own entity the one at the front of the tree? */
+static bool self_in_front(void)
+{
+	struct bpf_rb_node *rb;
+	bool front = false;
+
+	bpf_spin_lock(&tree_lock);
+	rb = bpf_rbtree_first(&tree);
+	if (rb)
+		front = container_of(rb, struct entity_node, rb)->id == SELF_ID;
+	bpf_spin_unlock(&tree_lock);
+	return front;
+}
+
 /* Charge our own task @p for the time it ran since @tctx->started_at. */
 static void charge_task(struct task_struct *p, struct task_ctx *tctx, u64 now)
 {
@@ -463,70 +383,61 @@ static void charge_task(struct task_struct *p, struct task_ctx *tctx, u64 now)
 }
 
 /*
- * @prev used up its slice and is still runnable: if it is one of our own
- * tasks, charge it and tell whether it is still ahead of our others.
+ * @prev, one of our own tasks, used up its slice and is still runnable:
+ * let it go on if it is ahead of our other tasks and it is our turn.
  */
-static bool own_prev_ahead(struct task_struct *prev, u64 now)
+static bool keep_prev(struct task_struct *prev, u64 now, bool alone)
 {
 	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, prev, 0, 0);
 
 	if (!tctx || !tctx->started_at)
 		return false;
 	charge_task(prev, tctx, now);
-	return scxd_prev_before_head(prev->scx.dsq_vtime, SELF_DSQ);
+	if ((!alone && !self_in_front()) ||
+	    !scxd_prev_before_head(prev->scx.dsq_vtime, SELF_DSQ))
+		return false;
+	prev->scx.slice = own_slice();
+	if (!alone)
+		cpu_took(SELF_ID, now);
+	return true;
 }
 
 void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 {
 	u64 now = bpf_ktime_get_ns();
-	u64 had_plus1, holder_plus1;
-	bool looked = false;
+	u64 holder_plus1;
 	u32 i, misses;
-	int ret = -1;
+	int ret;
 
 	/*
 	 * Without children there is nobody to share with: skip the tree and
 	 * its lock, and serve our own tasks like vtime does.
 	 */
 	if (nr_entities <= 1 && !tree_always) {
-		if (scxd_prev_is_queued(prev) && own_prev_ahead(prev, now))
-			prev->scx.slice = own_slice();
-		else
+		if (!scxd_prev_is_queued(prev) || !keep_prev(prev, now, true))
 			scxd_dsq_move_to_local(SELF_DSQ);
 		return;
 	}
 
-	/*
-	 * Whoever had the CPU is charged for it now, before the tree is
-	 * looked at, and holds it if @prev is its: our own @prev only while
-	 * it is ahead of our queue, else our turn goes to the queue's head.
-	 */
-	had_plus1 = charge_cpu(now);
-	holder_plus1 = had_plus1;
+	holder_plus1 = charge_cpu(now);
 	if (!scxd_prev_is_queued(prev))
-		had_plus1 = holder_plus1 = 0;
-	else if (holder_plus1 == SELF_ID + 1 && !own_prev_ahead(prev, now))
+		holder_plus1 = 0;
+	else if (keep_prev(prev, now, false))
+		return;
+	if (holder_plus1 == SELF_ID + 1)
 		holder_plus1 = 0;
 	/*
 	 * Give up after @max_tries entities with nothing to run; more than
 	 * there are entities would only meet the same ones again. Moving an
 	 * entity back for its charges is not a try, but bounded too.
 	 */
-	misses = 0;
-	bpf_for(i, 0, 2 * MAX_TRIES) {
-		ret = dispatch_one(now, holder_plus1, &looked);
+	for (i = 0, misses = 0; i < 2 * MAX_TRIES; i++) {
+		ret = dispatch_one(now, holder_plus1);
 		if (ret == 1 || ret < 0)
 			break;		/* dispatched, or nothing in the tree */
 		if (ret == 0 && (++misses >= max_tries || misses >= nr_entities))
 			break;
 	}
-	aside_drain();
-	/*
-	 * Nothing dispatched: the kernel keeps @prev running, on the account
-	 * of the entity that had the CPU, or its time would be free.
-	 */
-	if (ret != 1 && had_plus1)
-		cpu_took(had_plus1 - 1, now);
 }
 
 void BPF_STRUCT_OPS(wparent_update_idle, s32 cpu, bool idle)

@@ -13,7 +13,7 @@
  * when there is one, else it is queued in one FIFO that only allowed
  * CPUs serve, so it runs nowhere else; a synchronous wakee (pipe or
  * futex hand-off) waits behind its waker when nobody else waits there
- * or in the FIFO, as in fifo. Tasks whose own affinity has no
+ * and the FIFO is being served, as in fifo. Tasks whose own affinity has no
  * CPU in common with @cpus (per-CPU kernel threads as root) are run where
  * they are, in FIFO order, since refusing them would stall them.
  *
@@ -91,10 +91,10 @@ s32 BPF_STRUCT_OPS(pin_select_cpu, struct task_struct *p, s32 prev_cpu,
 		return cpu;
 	}
 
-	/* a synchronous wakee waits behind its waker if nobody else waits */
+	/* a synchronous wakee waits behind its waker, as in fifo */
 	this_cpu = bpf_get_smp_processor_id();
 	if (!sub_cgroup_id && (wake_flags & SCX_WAKE_SYNC) &&
-	    !scx_bpf_dsq_nr_queued(PIN_DSQ) &&
+	    !scxd_shared_starving(PIN_DSQ, slice_ns() / 8) &&
 	    bpf_cpumask_test_cpu(this_cpu, mask) &&
 	    bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
 	    !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu)) {
@@ -118,6 +118,7 @@ void BPF_STRUCT_OPS(pin_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 
+	scxd_shared_queueing(PIN_DSQ);
 	scxd_dsq_insert(p, PIN_DSQ, slice_ns(), enq_flags);
 	cpu = scx_bpf_pick_idle_cpu(mask, 0);
 	if (cpu >= 0)
@@ -129,7 +130,7 @@ void BPF_STRUCT_OPS(pin_dispatch, s32 cpu, struct task_struct *prev)
 	const struct cpumask *mask = allowed_cpus();
 
 	if (mask && bpf_cpumask_test_cpu(cpu, mask))
-		scxd_dsq_move_to_local(PIN_DSQ);
+		scxd_shared_serve(PIN_DSQ);
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(pin_init)

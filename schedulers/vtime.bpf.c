@@ -39,7 +39,7 @@
  *  sleep_credit_us most virtual time a sleeper can bank (default 20000)
  *  cgroup_weight   scale task weight by its cgroup's cpu.weight (default true)
  *  sync_depth	    as in fifo: queue a synchronous wakee on the waker's CPU
- *		    when fewer tasks wait there and none in our queue
+ *		    when fewer tasks wait there and our queue is served
  *		    (default 1, 0 disables)
  *  sub_cgroup_id   set by the loader when run as a leaf
  */
@@ -126,6 +126,7 @@ void BPF_STRUCT_OPS(vtime_enqueue, struct task_struct *p, u64 enq_flags)
 	if (scxd_vtime_before(vtime, vtime_now - credit))
 		vtime = vtime_now - credit;
 
+	scxd_shared_queueing(VTIME_DSQ);
 	scxd_dsq_insert_vtime(p, VTIME_DSQ, scxd_queue_slice(slice_ns(), VTIME_DSQ),
 			      vtime, enq_flags);
 	scxd_kick_idle_for(p);
@@ -151,7 +152,7 @@ void BPF_STRUCT_OPS(vtime_dispatch, s32 cpu, struct task_struct *prev)
 			return;
 		}
 	}
-	scxd_dsq_move_to_local(VTIME_DSQ);
+	scxd_shared_serve(VTIME_DSQ);
 }
 
 void BPF_STRUCT_OPS(vtime_running, struct task_struct *p)

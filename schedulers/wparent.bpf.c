@@ -269,7 +269,7 @@ static void cpu_took(u64 id, u64 now)
 static bool entity_dispatch(u64 id)
 {
 	if (id == SELF_ID)
-		return scxd_dsq_move_to_local(SELF_DSQ);
+		return scxd_shared_serve(SELF_DSQ);
 	return scxd_sub_dispatch(id);
 }
 
@@ -341,7 +341,7 @@ s32 BPF_STRUCT_OPS(wparent_select_cpu, struct task_struct *p, s32 prev_cpu,
 {
 	/*
 	 * Alone (no children, not a child ourselves), a synchronous wakee
-	 * may wait behind its waker when none of our tasks waits, as in
+	 * may wait behind its waker while our queue is served, as in
 	 * vtime; with children that would let our tasks jump the turn the
 	 * tree gives them.
 	 */
@@ -357,6 +357,7 @@ void BPF_STRUCT_OPS(wparent_enqueue, struct task_struct *p, u64 enq_flags)
 
 	if (scxd_vtime_before(vtime, self_vtime_now - slice_ns()))
 		vtime = self_vtime_now - slice_ns();
+	scxd_shared_queueing(SELF_DSQ);
 	scxd_dsq_insert_vtime(p, SELF_DSQ, own_slice(), vtime, enq_flags);
 	scxd_kick_idle_for(p);
 }
@@ -415,7 +416,7 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 	 */
 	if (nr_entities <= 1 && !tree_always) {
 		if (!scxd_prev_is_queued(prev) || !keep_prev(prev, now, true))
-			scxd_dsq_move_to_local(SELF_DSQ);
+			scxd_shared_serve(SELF_DSQ);
 		return;
 	}
 

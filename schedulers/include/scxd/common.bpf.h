@@ -62,13 +62,51 @@ static __always_inline void scxd_kick_idle_for(const struct task_struct *p)
 }
 
 /*
+ * When the tasks waiting on a scheduler's shared queue were last served.
+ * A CPU serves that queue only when its local DSQ runs dry, and a
+ * synchronous wakee that follows its waker (below) keeps the waker's CPU
+ * from running dry; so following is allowed only while the queue is
+ * empty or some CPU took a task from it less than a @max_wait ago. A
+ * waiter then waits at most about @max_wait before hand-offs stop
+ * passing it by, while a ping-pong pair keeps its CPU (and its caches,
+ * and the IPIs a migration costs) as long as everyone is being served.
+ * The clock is reset when the queue goes from empty to non-empty and
+ * whenever a CPU takes a task from it; races between CPUs move it by a
+ * few microseconds either way.
+ */
+static u64 scxd_shared_served_at;
+
+/* Call before queueing a task on the shared queue @dsq_id. */
+static __always_inline void scxd_shared_queueing(u64 dsq_id)
+{
+	if (!scx_bpf_dsq_nr_queued(dsq_id))
+		scxd_shared_served_at = bpf_ktime_get_ns();
+}
+
+/* Take the head of the shared queue @dsq_id; true if there was one. */
+static __always_inline bool scxd_shared_serve(u64 dsq_id)
+{
+	if (!scxd_dsq_move_to_local(dsq_id))
+		return false;
+	scxd_shared_served_at = bpf_ktime_get_ns();
+	return true;
+}
+
+static __always_inline bool scxd_shared_starving(u64 dsq_id, u64 max_wait)
+{
+	return scx_bpf_dsq_nr_queued(dsq_id) &&
+	       bpf_ktime_get_ns() - scxd_shared_served_at > max_wait;
+}
+
+/*
  * ops.select_cpu() of most of the collection. A task that finds an idle
  * CPU goes straight to its local DSQ with @slice. A synchronous wakee
  * (the waker is about to block, as in a pipe or futex hand-off) queues
  * behind its waker on the waker's CPU when fewer than @depth tasks wait
- * there and nobody waits on @shared_dsq, the scheduler's own queue, so
- * that it jumps no queue; pass SCXD_NO_FOLLOW for @shared_dsq where it
- * must never (as a child: the parent decides who runs on a busy CPU).
+ * there and the scheduler's own queue @shared_dsq is being served
+ * (scxd_shared_starving() with an eighth of @slice), so that it starves
+ * nobody; pass SCXD_NO_FOLLOW for @shared_dsq where it must never (as a
+ * child: the parent decides who runs on a busy CPU).
  */
 #define SCXD_NO_FOLLOW	(~0ULL)
 
@@ -85,7 +123,7 @@ static __always_inline s32 scxd_select_cpu(struct task_struct *p, s32 prev_cpu,
 		return cpu;
 	}
 	if (shared_dsq == SCXD_NO_FOLLOW || !(wake_flags & SCX_WAKE_SYNC) ||
-	    scx_bpf_dsq_nr_queued(shared_dsq))
+	    scxd_shared_starving(shared_dsq, slice / 8))
 		return cpu;
 
 	this_cpu = bpf_get_smp_processor_id();

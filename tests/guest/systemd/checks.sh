@@ -77,6 +77,13 @@ fi
 cp /run/policy.good /etc/scxd/policy.json
 systemctl reload scxd.service
 
+# a reload that removes a subtree; children that error or stall
+# (detach-exit.sh, handed in with its payloads by tests/guest/systemd/run)
+if [ -f /payload/detach-exit.sh ]; then
+	sh /payload/detach-exit.sh
+	fails=$((fails + $?))
+fi
+
 echo "--- scxctl status"
 scxctl status
 echo "---"

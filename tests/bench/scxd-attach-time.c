@@ -18,10 +18,11 @@
  * alternate.
  * child: from mkdir of DIR/c<i> (scxd: the policy matches it; raw: the
  * loader is started on it right after) until a sub-<cgid> directory for it
- * exists under root/sub.
- * burst: N cgroups made in DIR at once, until all have their sub-<cgid>,
- * then removed, until none has. On a kernel without sub-schedulers: until
- * scxd's CPU time stops moving, and how much it used.
+ * under root/sub says "enabled" in its state file.
+ * burst: N cgroups made in DIR at once, until all have an enabled
+ * sub-<cgid>, then removed, until none has a sub-<cgid> at all. On a
+ * kernel without sub-schedulers: until scxd's CPU time stops moving, and
+ * how much it used.
  * idle: scxd's context switches (its wakeups), CPU time and RSS over S
  * seconds.
  * Prints one line per run and a summary: median, min, max, interquartile
@@ -133,7 +134,27 @@ static double wait_root(const char *ops, double t0)
 	return now_ms() - t0;
 }
 
-static void collect_subs(const char *dir, uint64_t *ids, unsigned int *n)
+/*
+ * Is the instance in sysfs directory @dir enabled? Its state file says
+ * (kernel/patches 0027); the directory itself appears while the instance
+ * is still enabling. Without the file, an older series, presence is all
+ * there is to go by.
+ */
+static bool sub_enabled(const char *dir)
+{
+	char path[PATH_MAX + 8], state[32];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/state", dir);
+	r = read_line(path, state, sizeof(state));
+	if (r == -ENOENT)
+		return access(dir, F_OK) == 0;
+	return r == 0 && !strcmp(state, "enabled");
+}
+
+/* The cgroup ids of the sub-schedulers below @dir (only enabled ones: @enabled). */
+static void collect_subs(const char *dir, uint64_t *ids, unsigned int *n,
+			 bool enabled)
 {
 	_cleanup_(closedirp) DIR *d = opendir(dir);
 	struct dirent *de;
@@ -145,20 +166,24 @@ static void collect_subs(const char *dir, uint64_t *ids, unsigned int *n)
 
 		if (strncmp(de->d_name, "sub-", 4))
 			continue;
-		if (*n < MAX_IDS)
+		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+		if (*n < MAX_IDS && (!enabled || sub_enabled(sub)))
 			ids[(*n)++] = strtoull(de->d_name + 4, NULL, 10);
 		snprintf(sub, sizeof(sub), "%s/%s/sub", dir, de->d_name);
-		collect_subs(sub, ids, n);
+		collect_subs(sub, ids, n, enabled);
 	}
 }
 
-/* How many of @want[0..@n) have (@present) or lack (!@present) a sub-<cgid>. */
+/*
+ * How many of @want[0..@n) have an enabled sub-<cgid> (@present), or have
+ * none at all, enabled or not (!@present).
+ */
 static unsigned int count_subs(const uint64_t *want, unsigned int n, bool present)
 {
 	static uint64_t have[MAX_IDS];
 	unsigned int n_have = 0, hits = 0;
 
-	collect_subs(SCX_SYSFS "/root/sub", have, &n_have);
+	collect_subs(SCX_SYSFS "/root/sub", have, &n_have, present);
 	for (unsigned int i = 0; i < n; i++) {
 		bool found = false;
 

@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build an unpatched upstream kernel that is newer than our 6.12 base, for
+# the compatibility test of the scheduler collection (tests/compat-upstream).
+# The source is Debian sid's linux-source-<series> (default 7.2), fetched
+# with apt-get download through a private apt configuration (lists in the
+# cache, the mirror the host uses for bookworm); the host's apt state and
+# sources are left alone.
+#
+#   kernel/build-upstream.sh [--series 7.2] [--print-env]
+#
+# Writes the same kind of scxd.env as kernel/build.sh, for the variant
+# "upstream-<series>", so these work with it:
+#   qemu/run --variant upstream-7.2 -- ...
+#   qemu/build-userspace BUILD_DIR $SCXD_CACHE/build/upstream-7.2/scxd.env
+#   tests/guest/sched/run --variant upstream-7.2 -- ...
+#
+# Everything lives in ${SCXD_CACHE:-$HOME/.cache/scxd}:
+#   upstream-apt/<series>/       private apt state (sid lists only)
+#   dl/                          the downloaded .deb
+#   linux-<ver>/                 the unpacked tree (no patches are applied)
+#   build/upstream-<series>/     out-of-tree build, stamped with its key
+#   tools/<ver>-upstream/        libbpf + bpftool built from that tree
+#   upstream-pahole/             sid's pahole, when the host's is too old
+#
+# The config is tinyconfig + kernel/config/guest.config, the same fragment
+# as the 6.12 guest kernel; symbols the newer tree no longer has are logged
+# and skipped. The key is the Debian version, the pahole version and the
+# fragment; a run with nothing changed returns in seconds. Once a
+# linux-source .deb is in dl/ it is used (sid moves on, the build stays
+# put): remove it, or pin a version with SCXD_UPSTREAM_VER=7.2.13-1.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=${SCXD_CACHE:-$HOME/.cache/scxd}
+series=7.2
+print_env=0
+jobs=${SCXD_JOBS:-$(nproc)}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--series) series=$2; shift 2 ;;
+	--print-env) print_env=1; shift ;;
+	*) echo "usage: $0 [--series 7.2] [--print-env]" >&2; exit 2 ;;
+	esac
+done
+
+log() { printf 'kernel/build-upstream: %s\n' "$*" >&2; }
+die() { printf 'kernel/build-upstream: error: %s\n' "$*" >&2; exit 1; }
+
+pkg=linux-source-$series
+variant=upstream-$series
+fragments=("$repo/kernel/config/guest.config")
+
+mkdir -p "$cache/dl" "$cache/build" "$cache/tools"
+# separate from kernel/build.sh's lock: the trees and build dirs are disjoint
+exec 9>"$cache/.build-upstream.lock"
+if ! flock -n 9; then
+	log "waiting for another kernel/build-upstream.sh to finish"
+	flock 9
+fi
+
+# --- build dependencies -----------------------------------------------------
+
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing ${missing[*]}"
+	[ "$(id -u)" = 0 ] || die "missing packages ${missing[*]} and not root to install them"
+	apt-get update -q >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+}
+
+need_pkgs build-essential bc bison flex libelf-dev libssl-dev dwarves cpio \
+	ccache clang-19 lld-19 llvm-19 libzstd-dev zlib1g-dev libcap-dev \
+	xz-utils rsync python3 kmod
+
+# --- source: Debian sid through a private apt configuration -------------------
+
+aptdir=$cache/upstream-apt/$series
+mkdir -p "$aptdir/lists/partial" "$aptdir/etc" "$aptdir/cache/archives/partial"
+# the Debian mirror this machine already uses (the stanza serving bookworm)
+mirror=$( { cat /etc/apt/sources.list.d/*.sources 2>/dev/null; echo; } |
+	awk '/^URIs:/ {u = $2} /^Suites:/ {for (i = 2; i <= NF; i++) if ($i == "bookworm") {print u; exit}} /^$/ {u = ""}')
+[ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $3 == "bookworm" {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+echo "deb [trusted=yes] $mirror sid main" > "$aptdir/etc/sources.list"
+aptopts=(-o Dir::State::Lists="$aptdir/lists" -o Dir::Etc::SourceList="$aptdir/etc/sources.list"
+	-o Dir::Etc::SourceParts=/dev/null -o Dir::Cache="$aptdir/cache" -q)
+
+candidate() { apt-cache "${aptopts[@]}" policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}'; }
+
+kver=${SCXD_UPSTREAM_VER:-}
+if [ -z "$kver" ]; then
+	# Sid moves; a cached .deb is good enough and keeps the build key stable
+	deb=$(ls "$cache/dl/${pkg}_"*_all.deb 2>/dev/null | sort -V | tail -1 || true)
+	if [ -n "$deb" ]; then
+		kver=$(basename "$deb" | sed "s/^${pkg}_\(.*\)_all\.deb\$/\1/")
+	else
+		apt-get "${aptopts[@]}" update >/dev/null 2>&1 || log "apt-get update (sid) failed"
+		kver=$(candidate)
+		{ [ -n "$kver" ] && [ "$kver" != "(none)" ]; } ||
+			die "$pkg is not in Debian sid at $mirror (and none is cached in $cache/dl)"
+	fi
+fi
+deb=$cache/dl/${pkg}_${kver#*:}_all.deb
+if [ ! -f "$deb" ]; then
+	[ -n "$(candidate)" ] || apt-get "${aptopts[@]}" update >/dev/null 2>&1 || true
+	log "downloading $pkg $kver from Debian sid"
+	(cd "$cache/dl" && apt-get "${aptopts[@]}" download "$pkg=$kver" >&2) ||
+		die "apt-get download $pkg=$kver failed (is it still in sid? pin another with SCXD_UPSTREAM_VER)"
+	[ -f "$deb" ] || die "apt-get download did not leave $deb"
+fi
+
+upver=${kver%%-*}
+ksrc=$cache/linux-$upver
+if [ ! -f "$ksrc/.scxd-unpacked" ]; then
+	log "extracting $deb into $ksrc"
+	rm -rf "$ksrc" "$ksrc.tmp"
+	mkdir -p "$ksrc.tmp"
+	dpkg-deb --fsys-tarfile "$deb" | tar -x --to-stdout "./usr/src/$pkg.tar.xz" |
+		tar -xJ -C "$ksrc.tmp" --strip-components=1
+	echo "$kver" > "$ksrc.tmp/.scxd-unpacked"
+	mv "$ksrc.tmp" "$ksrc"
+fi
+
+# --- pahole -----------------------------------------------------------------
+
+# Kfuncs that take the calling program implicitly (KF_IMPLICIT_ARGS, most of
+# sched_ext's in 7.2) get their BPF-facing prototype from resolve_btfids,
+# which finds them by the "bpf_kfunc" BTF decl tags that pahole emits from
+# 1.26 on. Debian 12's pahole 1.24 emits none: the kernel still builds, but
+# every such kfunc keeps its hidden argument in BTF and libbpf refuses the
+# schedulers ("func_proto ... incompatible with vmlinux"). So when the
+# host's pahole is older, use Debian sid's, unpacked with the libraries it
+# needs (sid's glibc among them) and run through sid's dynamic loader.
+# "v1.24" -> 124; true when the pahole at $1 is 1.26 or later
+pahole_new_enough() {
+	local v
+	v=$("$1" --version 2>/dev/null | sed -n 's/^v\([0-9]*\)\.\([0-9]*\).*/\1\2/p')
+	[ -n "$v" ] && [ "$v" -ge 126 ]
+}
+pahole=pahole
+if ! pahole_new_enough pahole; then
+	proot=$cache/upstream-pahole
+	pahole=$proot/pahole
+	if ! pahole_new_enough "$pahole"; then
+		log "host pahole is older than 1.26; unpacking Debian sid's into $proot"
+		rm -rf "$proot" "$proot.tmp"
+		mkdir -p "$proot.tmp/debs" "$proot.tmp/root"
+		[ -n "$(candidate)" ] || apt-get "${aptopts[@]}" update >/dev/null 2>&1 || true
+		(cd "$proot.tmp/debs" && apt-get "${aptopts[@]}" download pahole libdwarves1 \
+			libbpf1 libelf1t64 libdw1t64 libc6 libgcc-s1 zlib1g libzstd1 liblzma5 \
+			libbz2-1.0 >&2) || die "apt-get download of sid's pahole failed"
+		for d in "$proot.tmp"/debs/*.deb; do dpkg-deb -x "$d" "$proot.tmp/root"; done
+		rm -rf "$proot.tmp/debs"
+		printf '%s\n' '#!/bin/sh' \
+			"lib=$proot/root/usr/lib/x86_64-linux-gnu" \
+			"exec \"\$lib/ld-linux-x86-64.so.2\" --library-path \"\$lib\" \"$proot/root/usr/bin/pahole\" \"\$@\"" \
+			> "$proot.tmp/pahole"
+		chmod +x "$proot.tmp/pahole"
+		mv "$proot.tmp" "$proot"
+		pahole_new_enough "$pahole" || die "sid's pahole does not run: $("$pahole" --version 2>&1 | head -1)"
+	fi
+fi
+
+# --- kernel -----------------------------------------------------------------
+
+key=$( (echo "$kver upstream $("$pahole" --version)"; cat "${fragments[@]}") | sha256sum | cut -c1-16)
+kbuild=$cache/build/$variant
+export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache}
+# KBUILD_BUILD_VERSION_TIMESTAMP, not KBUILD_BUILD_TIMESTAMP: newer trees
+# hand the latter to date -d (initramfs) and turn off pahole -j for it
+kmake=(make -C "$ksrc" O="$kbuild" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_VERSION_TIMESTAMP=scxd KBUILD_BUILD_USER=scxd KBUILD_BUILD_HOST=lab PAHOLE="$pahole")
+
+# Is CONFIG_$1 a symbol this tree's Kconfig knows at all?
+kconfig_has() { grep -rqsE "^[[:space:]]*(menu)?config $1\$" --include='Kconfig*' "$ksrc"; }
+
+if [ "$(cat "$kbuild/.scxd-key" 2>/dev/null)" != "$key" ] || [ ! -f "$kbuild/arch/x86/boot/bzImage" ]; then
+	log "building $variant kernel $kver (key $key) in $kbuild"
+	mkdir -p "$kbuild"
+	rm -f "$kbuild/.scxd-key"
+	"${kmake[@]}" -s tinyconfig >&2
+	"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$kbuild" "$kbuild/.config" "${fragments[@]}" >/dev/null
+	"${kmake[@]}" -s olddefconfig >&2
+	# Every option the fragments ask for must have survived olddefconfig.
+	# guest.config is written for 6.12: a symbol this tree no longer has
+	# at all (e.g. SCHED_DEBUG, folded into the base kernel in 6.16) is
+	# only logged; one it has that did not take fails the build.
+	bad=0
+	while IFS= read -r line; do
+		opt=${line%%=*}
+		kconfig_has "${opt#CONFIG_}" || { log "config: $opt is not in $pkg $kver, ignored"; continue; }
+		case $line in CONFIG_*=n)
+			grep -q "^$opt=" "$kbuild/.config" && { log "config: $opt is set, fragment wants it off"; bad=1; } ;;
+		*) grep -qxF "$line" "$kbuild/.config" || { log "config: '$line' did not take (dependency missing?)"; bad=1; } ;;
+		esac
+	done < <(cat "${fragments[@]}" | grep '^CONFIG_')
+	[ $bad = 0 ] || die "config fragments do not apply cleanly to $pkg $kver"
+	"${kmake[@]}" bzImage >&2
+	echo "$key" > "$kbuild/.scxd-key"
+fi
+
+# --- libbpf, bpftool, vmlinux.h ----------------------------------------------
+
+tools=$cache/tools/$upver-upstream
+if [ ! -x "$tools/sbin/bpftool" ] || [ ! -f "$tools/lib/libbpf.a" ]; then
+	log "building libbpf and bpftool from $ksrc into $tools"
+	rm -rf "$tools"
+	mkdir -p "$tools/obj/libbpf" "$tools/obj/bpftool"
+	make -C "$ksrc/tools/lib/bpf" -j"$jobs" -s OUTPUT="$tools/obj/libbpf/" \
+		EXTRA_CFLAGS='-g -O2 -fPIC' DESTDIR="$tools" prefix= all install_headers >&2
+	mkdir -p "$tools/lib"
+	cp "$tools/obj/libbpf/libbpf.a" "$tools/lib/"
+	# bpftool's own skeletons from this kernel's BTF, not the host's
+	make -C "$ksrc/tools/bpf/bpftool" -j"$jobs" -s OUTPUT="$tools/obj/bpftool/" \
+		VMLINUX_BTF="$kbuild/vmlinux" CLANG=clang-19 LLVM_STRIP=llvm-strip-19 >&2
+	mkdir -p "$tools/sbin"
+	cp "$tools/obj/bpftool/bpftool" "$tools/sbin/bpftool"
+fi
+
+vmlinux_h=$kbuild/vmlinux.h
+if [ ! -s "$vmlinux_h" ] || [ "$vmlinux_h" -ot "$kbuild/vmlinux" ]; then
+	"$tools/sbin/bpftool" btf dump file "$kbuild/vmlinux" format c > "$vmlinux_h.tmp"
+	mv "$vmlinux_h.tmp" "$vmlinux_h"
+fi
+
+env_file=$kbuild/scxd.env
+cat > "$env_file" <<EOF
+KVER='$kver'
+KVARIANT='$variant'
+KDIR='$ksrc'
+KBUILD='$kbuild'
+BZIMAGE='$kbuild/arch/x86/boot/bzImage'
+VMLINUX='$kbuild/vmlinux'
+VMLINUX_H='$vmlinux_h'
+BPFTOOL='$tools/sbin/bpftool'
+LIBBPF_INC='$tools/include'
+LIBBPF_A='$tools/lib/libbpf.a'
+EOF
+if [ $print_env = 1 ]; then cat "$env_file"; else log "ready: $env_file"; fi

@@ -19,6 +19,12 @@
 #ifndef __SCXD_COMMON_BPF_H
 #define __SCXD_COMMON_BPF_H
 
+/*
+ * Keep the SCX_* enum constants vmlinux.h's own: newer trees' scx/enums.bpf.h
+ * turns them into .rodata variables that only a skeleton loader fills in,
+ * and they read 0 under scxd or sched-run (see compat.bpf.h).
+ */
+#define __SCX_ENUMS_BPF_H
 #include <scx/common.bpf.h>
 #include <bpf/bpf_core_read.h>
 #include "compat.bpf.h"
@@ -178,8 +184,9 @@ static __always_inline bool scxd_prev_before_head(u64 prev_key, u64 dsq_id)
 /*
  * cpu.weight of cgroup @cgrp as the cpu controller sees it (1..10000,
  * 100 by default and for cgroups without the cpu controller enabled).
- * Reads task_group::scx_weight, which CONFIG_EXT_GROUP_SCHED keeps up to
- * date; on kernels without it every cgroup weighs the default.
+ * Reads the task group's weight, which CONFIG_EXT_GROUP_SCHED keeps up to
+ * date (scxd_task_group_weight()); on kernels without it every cgroup
+ * weighs the default.
  */
 static __always_inline u32 scxd_cgroup_weight(struct cgroup *cgrp)
 {
@@ -187,14 +194,11 @@ static __always_inline u32 scxd_cgroup_weight(struct cgroup *cgrp)
 	struct task_group *tg;
 	u32 weight = 0;
 
-	if (!bpf_core_field_exists(struct task_group, scx_weight))
-		return SCXD_WEIGHT_DFL;
-
 	css = BPF_CORE_READ(cgrp, subsys[cpu_cgrp_id]);
 	if (!css)
 		return SCXD_WEIGHT_DFL;
 	tg = container_of(css, struct task_group, css);
-	weight = BPF_CORE_READ(tg, scx_weight);
+	weight = scxd_task_group_weight(tg);
 	return weight ?: SCXD_WEIGHT_DFL;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One source, three kernels.
+ * One source, several kernels.
  *
  * The schedulers in this directory build against:
  *
@@ -11,21 +11,54 @@
  *      Only the root role exists.
  *  (b) this project's patched 6.12: the same kfunc names plus the seeds'
  *      sub-scheduler API.
- *  (c) upstream kernels carrying the seeds' API in its cpu-form
- *      struct sched_ext_ops (7.1): the renamed kfuncs (scx_bpf_dsq_insert,
- *      scx_bpf_dsq_insert_vtime, scx_bpf_dsq_move_to_local) and the
- *      sub-scheduler API.
+ *  (c) upstream 7.1, which carries the seeds' sub-scheduler API in the
+ *      cpu-form struct sched_ext_ops: the renamed kfuncs
+ *      (scx_bpf_dsq_insert, scx_bpf_dsq_insert_vtime,
+ *      scx_bpf_dsq_move_to_local with the @enq_flags 7.1 added) and the
+ *      sub-scheduler API in all three roles.
+ *  (d) upstream 7.2, which keeps the cpu-form struct sched_ext_ops (still
+ *      with sub_cgroup_id, sub_attach, sub_detach) beside a new cid-form
+ *      struct sched_ext_ops_cid, and refuses at enable any cpu-form
+ *      scheduler that is a child or sets sub_attach/sub_detach, even as
+ *      root. Our objects are cpu-form, so there they are root only.
  *
- * Two things differ and they are settled at two different times:
+ * What has been compiled and run against what:
+ *  (b): built against its vmlinux.h and tree headers and run in all
+ *      three roles by tests/run (tests/guest).
+ *  (a): the same for the root role by hand
+ *      (tests/guest/sched/run --variant guest-pristine, after
+ *      kernel/build.sh --pristine); not part of tests/run.
+ *  (d): built against the vmlinux.h of Debian sid's linux-source-7.2
+ *      (7.2.13) and its tools/sched_ext/include, and each scheduler run
+ *      as root under a mixed workload on that kernel, unpatched, by
+ *      tests/compat-upstream (kernel/build-upstream.sh).
+ *  (c): never compiled: no 7.1 tree is available to the lab. The 7.1
+ *      facts above come from the 7.2 tree's own compat notes (its
+ *      tools/sched_ext/include/scx/compat.bpf.h names what 7.1 added);
+ *      that the objects build and load there, in any role, is untested.
  *
- *  - Whether struct sched_ext_ops has the sub-scheduler members is a
- *    property of the vmlinux.h we compile against: a designated
- *    initialiser for .sub_attach does not compile without it. meson greps
- *    vmlinux.h for struct scx_sub_attach_args and passes
- *    -DSCXD_HAVE_SUB_SCHED=1. An object built that way still loads on a
- *    pristine kernel as long as sub_cgroup_id is left at zero: libbpf
- *    skips struct_ops members the running kernel lacks when they are zero
- *    and turns off autoload of programs bound to them.
+ * What differs is settled at one of two times:
+ *
+ *  - Whether a scheduler can be a parent is a property of the vmlinux.h
+ *    we compile against: a designated initialiser for .sub_attach does
+ *    not compile without the member. meson greps vmlinux.h for struct
+ *    scx_sub_attach_args and passes -DSCXD_HAVE_SUB_SCHED=1, unless
+ *    vmlinux.h also has struct sched_ext_ops_cid (d): then sub_attach and
+ *    sub_detach are compiled out, because a cpu-form object that sets
+ *    them does not load on such a kernel at all, not even as root.
+ *    Leaving them in and turning their autoload off at load time would
+ *    need a loader that knows the role in advance, and buy nothing: the
+ *    kernel refuses cpu-form children anyway. (The leaf role needs
+ *    nothing compiled in: the loader sets sub_cgroup_id. On 7.2.13 such
+ *    a child under our root wparent failed to attach with EOPNOTSUPP and
+ *    the root ran on; wparent built with the parent role against 7.2
+ *    compiles but its dispatch fails verification there, E2BIG.)
+ *    An object built with SCXD_HAVE_SUB_SCHED=1 still loads as root on a
+ *    pristine 6.12 as long as sub_cgroup_id is left at zero: libbpf skips
+ *    struct_ops members the running kernel lacks when they are zero and
+ *    turns off autoload of programs bound to them. Its wparent does not
+ *    load on (d): build the objects against the kernel they are to run
+ *    on.
  *
  *  - Which kfunc names the running kernel exports is decided at load
  *    time. We declare every name we might use as a weak ksym carrying the
@@ -38,7 +71,21 @@
  *    -DSCXD_TREE_HAS_DSQ_INSERT=1), we use the tree's wrappers so later
  *    argument-passing changes stay the tree's business.
  *
- * Kernels that want the cid-form ops (7.3) are not handled yet.
+ * The SCX_* enum constants (SCX_DSQ_LOCAL, SCX_ENQ_WAKEUP, SCX_KICK_IDLE,
+ * ...) are compile-time values from the vmlinux.h we build against. Later
+ * trees (7.2's among them) make each one a .rodata variable instead
+ * (scx/enums.autogen.bpf.h) that a skeleton loader fills from the running
+ * kernel's BTF with SCX_ENUM_INIT(); our loaders are generic (scxd,
+ * sched-run) and do not, so there every constant read 0: SCX_DSQ_LOCAL
+ * became user DSQ 0 and a vtime scheduler's own DSQ 0 got FIFO inserts
+ * ("DSQ ID 0x0 already had FIFO-enqueued tasks" on 7.2). common.bpf.h
+ * defines that header's include guard before the tree's common.bpf.h so
+ * the names stay vmlinux.h's enumerators, as on 6.12: one more reason an
+ * object is for the kernel whose vmlinux.h it was built against.
+ *
+ * Not handled: the cid-form struct sched_ext_ops_cid itself (cid-form
+ * callbacks, cid/cmask kfuncs, the BPF arena it requires), which is what
+ * sub-scheduling needs from 7.2 on.
  */
 #ifndef __SCXD_COMPAT_BPF_H
 #define __SCXD_COMPAT_BPF_H
@@ -132,6 +179,38 @@ static __always_inline bool scxd_dsq_move_to_local(u64 dsq)
 #else
 #define SCXD_OPS_HAS_CGROUP_WEIGHT	0
 #endif
+
+/*
+ * The cpu.weight sched_ext keeps per task_group under
+ * CONFIG_EXT_GROUP_SCHED moved: task_group::scx_weight on 6.12,
+ * task_group::scx.weight (struct scx_task_group) on 7.2. vmlinux.h has
+ * only one of them, so the field is named through local "___scxd"
+ * flavours of both layouts and picked by CO-RE at load time: one object
+ * reads whichever the running kernel has, and 0 when it has neither.
+ */
+struct task_group___scxd_flat {
+	u32 scx_weight;
+} __attribute__((preserve_access_index));
+
+struct scx_task_group___scxd {
+	u32 weight;
+} __attribute__((preserve_access_index));
+
+struct task_group___scxd_nested {
+	struct scx_task_group___scxd scx;
+} __attribute__((preserve_access_index));
+
+static __always_inline u32 scxd_task_group_weight(struct task_group *tg)
+{
+	struct task_group___scxd_flat *flat = (void *)tg;
+	struct task_group___scxd_nested *nested = (void *)tg;
+
+	if (bpf_core_field_exists(flat->scx_weight))
+		return BPF_CORE_READ(flat, scx_weight);
+	if (bpf_core_field_exists(nested->scx.weight))
+		return BPF_CORE_READ(nested, scx.weight);
+	return 0;
+}
 
 /*
  * Sub-scheduler support. Everything a scheduler writes for the parent

@@ -90,7 +90,7 @@ mirror=$( { cat /etc/apt/sources.list.d/*.sources 2>/dev/null; echo; } |
 [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
 echo "deb [trusted=yes] $mirror sid main" > "$aptdir/etc/sources.list"
 aptopts=(-o Dir::State::Lists="$aptdir/lists" -o Dir::Etc::SourceList="$aptdir/etc/sources.list"
-	-o Dir::Etc::SourceParts=/dev/null -o Dir::Cache="$aptdir/cache" -q)
+	-o Dir::Etc::SourceParts=/dev/null -o Dir::Cache="$aptdir/cache" -o APT::Sandbox::User=root -q)
 
 candidate() { apt-cache "${aptopts[@]}" policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}'; }
 

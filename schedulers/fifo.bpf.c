@@ -10,7 +10,7 @@
  * CPU's local queue. A task woken synchronously (the waker is about to
  * block, as in a pipe or futex hand-off) is queued behind the waker on
  * the waker's CPU when fewer than @sync_depth tasks wait there and the
- * FIFO is being served (empty, or a CPU took from it in the last eighth
+ * FIFO is being served (empty, or a CPU took from it in the last quarter
  * of a slice), so a ping-pong pair stays on one CPU and hands over
  * without an IPI or a migration, the way EEVDF's wake-affine does.
  * Everything else joins one FIFO queue that every CPU serves when its

@@ -110,7 +110,7 @@ static __always_inline bool scxd_shared_starving(u64 dsq_id, u64 max_wait)
  * (the waker is about to block, as in a pipe or futex hand-off) queues
  * behind its waker on the waker's CPU when fewer than @depth tasks wait
  * there and the scheduler's own queue @shared_dsq is being served
- * (scxd_shared_starving() with an eighth of @slice), so that it starves
+ * (scxd_shared_starving() with a quarter of @slice), so that it starves
  * nobody; pass SCXD_NO_FOLLOW for @shared_dsq where it must never (as a
  * child: the parent decides who runs on a busy CPU).
  */
@@ -129,7 +129,7 @@ static __always_inline s32 scxd_select_cpu(struct task_struct *p, s32 prev_cpu,
 		return cpu;
 	}
 	if (shared_dsq == SCXD_NO_FOLLOW || !(wake_flags & SCX_WAKE_SYNC) ||
-	    scxd_shared_starving(shared_dsq, slice / 8))
+	    scxd_shared_starving(shared_dsq, slice / 4))
 		return cpu;
 
 	this_cpu = bpf_get_smp_processor_id();

@@ -185,42 +185,8 @@ if [ "$(cat "$kbuild/.scxd-key" 2>/dev/null)" != "$key" ] || [ ! -f "$kbuild/arc
 	echo "$key" > "$kbuild/.scxd-key"
 fi
 
-# --- libbpf, bpftool, vmlinux.h ----------------------------------------------
+# --- libbpf, bpftool, vmlinux.h, scxd.env -----------------------------------
 
-tools=$cache/tools/${kver%%-*}-$series_hash
-if [ ! -x "$tools/sbin/bpftool" ] || [ ! -f "$tools/lib/libbpf.a" ]; then
-	log "building libbpf and bpftool from the tree into $tools"
-	rm -rf "$tools"
-	mkdir -p "$tools/obj/libbpf" "$tools/obj/bpftool"
-	make -C "$ktree/tools/lib/bpf" -j"$jobs" -s OUTPUT="$tools/obj/libbpf/" \
-		EXTRA_CFLAGS='-g -O2 -fPIC' DESTDIR="$tools" prefix= LIBDIR=/lib \
-		install_headers install_static >&2 2>/dev/null ||
-	make -C "$ktree/tools/lib/bpf" -j"$jobs" -s OUTPUT="$tools/obj/libbpf/" \
-		EXTRA_CFLAGS='-g -O2 -fPIC' DESTDIR="$tools" prefix= all install_headers >&2
-	[ -f "$tools/lib/libbpf.a" ] || { mkdir -p "$tools/lib"; cp "$tools/obj/libbpf/libbpf.a" "$tools/lib/"; }
-	make -C "$ktree/tools/bpf/bpftool" -j"$jobs" -s OUTPUT="$tools/obj/bpftool/" \
-		CLANG=clang-19 LLVM_STRIP=llvm-strip-19 >&2
-	mkdir -p "$tools/sbin"
-	cp "$tools/obj/bpftool/bpftool" "$tools/sbin/bpftool"
-fi
-
-vmlinux_h=$kbuild/vmlinux.h
-if [ ! -s "$vmlinux_h" ] || [ "$vmlinux_h" -ot "$kbuild/vmlinux" ]; then
-	"$tools/sbin/bpftool" btf dump file "$kbuild/vmlinux" format c > "$vmlinux_h.tmp"
-	mv "$vmlinux_h.tmp" "$vmlinux_h"
-fi
-
-env_file=$kbuild/scxd.env
-cat > "$env_file" <<EOF
-KVER='$kver'
-KVARIANT='$variant'
-KDIR='$ktree'
-KBUILD='$kbuild'
-BZIMAGE='$kbuild/arch/x86/boot/bzImage'
-VMLINUX='$kbuild/vmlinux'
-VMLINUX_H='$vmlinux_h'
-BPFTOOL='$tools/sbin/bpftool'
-LIBBPF_INC='$tools/include'
-LIBBPF_A='$tools/lib/libbpf.a'
-EOF
-if [ $print_env = 1 ]; then cat "$env_file"; else log "ready: $env_file"; fi
+# shellcheck source=kernel/bpf-tools.sh
+. "$repo/kernel/bpf-tools.sh"
+scxd_bpf_tools_and_env "$ktree" "$kbuild" "$cache/tools/${kver%%-*}-$series_hash" "$kver" "$variant"

@@ -94,7 +94,7 @@ s32 BPF_STRUCT_OPS(pin_select_cpu, struct task_struct *p, s32 prev_cpu,
 	/* a synchronous wakee waits behind its waker, as in fifo */
 	this_cpu = bpf_get_smp_processor_id();
 	if (!sub_cgroup_id && (wake_flags & SCX_WAKE_SYNC) &&
-	    !scxd_shared_starving(PIN_DSQ, slice_ns() / 4) &&
+	    !scxd_shared_starving(PIN_DSQ, slice_ns()) &&
 	    bpf_cpumask_test_cpu(this_cpu, mask) &&
 	    bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
 	    !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu)) {

@@ -72,8 +72,8 @@ static __always_inline void scxd_kick_idle_for(const struct task_struct *p)
  * A CPU serves that queue only when its local DSQ runs dry, and a
  * synchronous wakee that follows its waker (below) keeps the waker's CPU
  * from running dry; so following is allowed only while the queue is
- * empty or some CPU took a task from it less than a @max_wait ago. A
- * waiter then waits at most about @max_wait before hand-offs stop
+ * empty or some CPU took a task from it less than a quarter of a slice
+ * ago. A waiter then waits at most about that long before hand-offs stop
  * passing it by, while a ping-pong pair keeps its CPU (and its caches,
  * and the IPIs a migration costs) as long as everyone is being served.
  * The clock is reset when the queue goes from empty to non-empty and
@@ -98,10 +98,11 @@ static __always_inline bool scxd_shared_serve(u64 dsq_id)
 	return true;
 }
 
-static __always_inline bool scxd_shared_starving(u64 dsq_id, u64 max_wait)
+/* Has a task waited on @dsq_id unserved for over a quarter of @slice? */
+static __always_inline bool scxd_shared_starving(u64 dsq_id, u64 slice)
 {
 	return scx_bpf_dsq_nr_queued(dsq_id) &&
-	       bpf_ktime_get_ns() - scxd_shared_served_at > max_wait;
+	       bpf_ktime_get_ns() - scxd_shared_served_at > slice / 4;
 }
 
 /*
@@ -110,9 +111,9 @@ static __always_inline bool scxd_shared_starving(u64 dsq_id, u64 max_wait)
  * (the waker is about to block, as in a pipe or futex hand-off) queues
  * behind its waker on the waker's CPU when fewer than @depth tasks wait
  * there and the scheduler's own queue @shared_dsq is being served
- * (scxd_shared_starving() with a quarter of @slice), so that it starves
- * nobody; pass SCXD_NO_FOLLOW for @shared_dsq where it must never (as a
- * child: the parent decides who runs on a busy CPU).
+ * (!scxd_shared_starving()), so that it starves nobody; pass
+ * SCXD_NO_FOLLOW for @shared_dsq where it must never (as a child: the
+ * parent decides who runs on a busy CPU).
  */
 #define SCXD_NO_FOLLOW	(~0ULL)
 
@@ -129,7 +130,7 @@ static __always_inline s32 scxd_select_cpu(struct task_struct *p, s32 prev_cpu,
 		return cpu;
 	}
 	if (shared_dsq == SCXD_NO_FOLLOW || !(wake_flags & SCX_WAKE_SYNC) ||
-	    scxd_shared_starving(shared_dsq, slice / 4))
+	    scxd_shared_starving(shared_dsq, slice))
 		return cpu;
 
 	this_cpu = bpf_get_smp_processor_id();

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "apply.h"
+#include "prog-assoc.h"
 #include "strict.h"
 #include "util.h"
 
@@ -314,6 +315,7 @@ int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
 {
 	_cleanup_(apply_object_donep) struct apply_object o = { .uei_offset = SIZE_MAX };
 	_cleanup_free_ char *obj_path = NULL;
+	const char *prog_name;
 	struct pin_record rec;
 	struct bpf_link *link;
 	int r;
@@ -327,6 +329,10 @@ int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
 	r = bpf_object__load(o.obj);
 	if (r < 0)
 		return fail(r, reason, "loading %s failed: %s", obj_path, strerror(-r));
+	r = prog_assoc_struct_ops(o.obj, o.st, &prog_name);
+	if (r < 0)
+		return fail(r, reason, "cannot associate program %s of %s with its scheduler: %s",
+			    prog_name, node->scheduler, strerror(-r));
 	link = bpf_map__attach_struct_ops(o.st);
 	if (!link)
 		return fail(-errno, reason, "kernel refused to attach %s: %s", node->scheduler,

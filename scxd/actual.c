@@ -10,8 +10,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,51 +22,93 @@
 
 /* ---- cgroups ---- */
 
-static struct cgroup_list *scan_target;
-static size_t scan_root_len;
-static int scan_error;
-
-static int scan_one(const char *fpath, const struct stat *st, int type, struct FTW *ftw)
+static int cgroup_list_add(struct cgroup_list *l, char *path, uint64_t id)
 {
-	struct cgroup_list *l = scan_target;
-	const char *rel = fpath + scan_root_len;
-	char **paths;
+	char **paths = realloc(l->paths, (l->n + 1) * sizeof(*paths));
 	uint64_t *ids;
 
-	if (type != FTW_D)
-		return 0;
-	paths = realloc(l->paths, (l->n + 1) * sizeof(*paths));
 	if (paths)
 		l->paths = paths;
 	ids = realloc(l->ids, (l->n + 1) * sizeof(*ids));
 	if (ids)
 		l->ids = ids;
 	if (!paths || !ids) {
-		scan_error = -ENOMEM;
-		return 1;
+		free(path);
+		return -ENOMEM;
 	}
-	l->paths[l->n] = strdup(*rel ? rel : "/");
-	if (!l->paths[l->n]) {
-		scan_error = -ENOMEM;
-		return 1;
-	}
-	l->ids[l->n++] = st->st_ino;
+	l->paths[l->n] = path;
+	l->ids[l->n++] = id;
 	return 0;
 }
 
+/* The directories below l->paths[i], appended to the list. */
+static int scan_dir(int root_fd, dev_t dev, struct cgroup_list *l, size_t i)
+{
+	const char *rel = streq(l->paths[i], "/") ? "." : l->paths[i] + 1;
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	int fd, r;
+
+	fd = openat(root_fd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno; /* removed meanwhile */
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *child;
+
+		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+			continue;
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISDIR(st.st_mode) || st.st_dev != dev)
+			continue;
+		if (asprintf(&child, "%s/%s", i == 0 ? "" : l->paths[i], de->d_name) < 0)
+			return -ENOMEM;
+		if (strlen(child) >= CGROUP_PATH_MAX) {
+			free(child); /* longer than any path the kernel hands out */
+			continue;
+		}
+		r = cgroup_list_add(l, child, st.st_ino);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * Breadth first, by paths relative to one open root directory: a path is
+ * under 4 KiB, so it fits one openat() whatever the root's own path is,
+ * and no directory stays open while its children are scanned.
+ */
 int cgroup_scan(const char *root, struct cgroup_list *ret)
 {
+	_cleanup_(cgroup_list_done) struct cgroup_list l = {};
+	_cleanup_close_ int root_fd = -1;
+	struct stat st;
+	char *slash;
+	int r;
+
 	*ret = (struct cgroup_list){};
-	scan_target = ret;
-	scan_root_len = strlen(root);
-	while (scan_root_len > 1 && root[scan_root_len - 1] == '/')
-		scan_root_len--;
-	scan_error = 0;
-	if (nftw(root, scan_one, 32, FTW_PHYS | FTW_MOUNT) < 0 && !scan_error)
-		scan_error = -errno;
-	if (scan_error < 0)
-		cgroup_list_done(ret);
-	return scan_error;
+	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0 || fstat(root_fd, &st) < 0)
+		return -errno;
+	slash = strdup("/");
+	if (!slash)
+		return -ENOMEM;
+	r = cgroup_list_add(&l, slash, st.st_ino);
+	for (size_t i = 0; r == 0 && i < l.n; i++)
+		r = scan_dir(root_fd, st.st_dev, &l, i);
+	if (r < 0)
+		return r;
+	*ret = l;
+	l = (struct cgroup_list){};
+	return 0;
 }
 
 uint64_t cgroup_list_id(const struct cgroup_list *l, const char *path)
@@ -92,66 +134,6 @@ void cgroup_list_done(struct cgroup_list *l)
 	free(l->paths);
 	free(l->ids);
 	*l = (struct cgroup_list){};
-}
-
-/* ---- names ---- */
-
-/*
- * bpffs refuses names with a '.' (EPERM: dots are kept for its own files),
- * so '.', '/' and '%' are all %-escaped, and a leading '-' too since "-" is
- * the root. A name that would not fit in NAME_MAX is replaced by "~" and a
- * hash of the path; its record still names the cgroup, so only an
- * unrecorded pin of such a cgroup cannot be mapped back (and is detached).
- */
-char *cgroup_escape(const char *path)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	char *out, *o;
-
-	if (streq(path, "/"))
-		return strdup("-");
-	out = malloc(strlen(path) * 3 + 1);
-	if (!out)
-		return NULL;
-	o = out;
-	for (const char *p = path + 1; *p; p++) {
-		if (*p == '/' || *p == '%' || *p == '.' || (*p == '-' && p == path + 1))
-			o += sprintf(o, "%%%02x", (unsigned char)*p);
-		else
-			*o++ = *p;
-	}
-	*o = '\0';
-	if (o - out <= CGROUP_ESCAPE_MAX)
-		return out;
-	for (const char *p = path; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-	snprintf(out, strlen(path) * 3 + 1, "~%016" PRIx64, h);
-	return out;
-}
-
-char *cgroup_unescape(const char *name)
-{
-	char *out, *o;
-
-	if (streq(name, "-"))
-		return strdup("/");
-	out = malloc(strlen(name) + 2);
-	if (!out)
-		return NULL;
-	o = out;
-	*o++ = '/';
-	for (const char *p = name; *p; p++) {
-		unsigned v;
-
-		if (*p == '%' && sscanf(p + 1, "%2x", &v) == 1 && p[1] && p[2]) {
-			*o++ = (char)v;
-			p += 2;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o = '\0';
-	return out;
 }
 
 /* ---- sysfs ---- */
@@ -269,203 +251,338 @@ const struct kernel_sched *actual_kernel_sched(const struct actual_state *a, uin
 
 /* ---- records ---- */
 
-void pin_record_done(struct pin_record *rec)
+static int nodes_dir(const struct scxd_paths *paths, char **ret)
 {
-	for (size_t i = 0; i < rec->n_tunables; i++)
-		free(rec->tunables[i].name);
-	free(rec->tunables);
-	free(rec->cgroup);
-	free(rec->scheduler);
-	free(rec->ops);
-	*rec = (struct pin_record){};
+	return asprintf(ret, "%s/nodes", paths->state_dir) < 0 ? -ENOMEM : 0;
 }
 
-static int parse_record(FILE *f, struct pin_record *rec)
+static int fsync_dir(const char *dir)
 {
-	char line[512];
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	*rec = (struct pin_record){ .uei_offset = SIZE_MAX };
-	while (fgets(line, sizeof(line), f)) {
-		char key[32], val[400];
-		unsigned size;
-		uint64_t raw;
-
-		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, "tunable %399s %u %" SCNu64, val, &size, &raw) == 3) {
-			struct tunable_value *v = realloc(rec->tunables,
-							  (rec->n_tunables + 1) * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			rec->tunables = v;
-			v[rec->n_tunables] = (struct tunable_value){ strdup(val), raw, size };
-			if (!v[rec->n_tunables].name)
-				return -ENOMEM;
-			rec->n_tunables++;
-			continue;
-		}
-		if (sscanf(line, "%31s %399[^\n]", key, val) != 2)
-			continue;
-		if (streq(key, "cgroup"))
-			rec->cgroup = strdup(val);
-		else if (streq(key, "scheduler"))
-			rec->scheduler = strdup(val);
-		else if (streq(key, "ops"))
-			rec->ops = strdup(val);
-		else if (streq(key, "cgid"))
-			rec->cgid = strtoull(val, NULL, 10);
-		else if (streq(key, "uei"))
-			rec->uei_offset = strtoull(val, NULL, 10);
-	}
-	return rec->cgroup && rec->scheduler ? 0 : -EINVAL;
-}
-
-int pin_record_write(const struct scxd_paths *paths, const struct pin_record *rec)
-{
-	_cleanup_free_ char *esc = cgroup_escape(rec->cgroup);
-	char dir[4096], path[4096], tmp[4200];
-	FILE *f;
-
-	if (!esc)
-		return -ENOMEM;
-	snprintf(dir, sizeof(dir), "%s/nodes", paths->state_dir);
-	if (mkdir(paths->state_dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	snprintf(path, sizeof(path), "%s/%s", dir, esc);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	fprintf(f, "cgroup %s\nscheduler %s\nops %s\ncgid %" PRIu64 "\n", rec->cgroup,
-		rec->scheduler, rec->ops ?: "", rec->cgid);
-	if (rec->uei_offset != SIZE_MAX)
-		fprintf(f, "uei %zu\n", rec->uei_offset);
-	for (size_t i = 0; i < rec->n_tunables; i++)
-		fprintf(f, "tunable %s %u %" PRIu64 "\n", rec->tunables[i].name,
-			rec->tunables[i].size, rec->tunables[i].raw);
-	if (fclose(f) != 0)
-		return -errno;
-	return rename(tmp, path) < 0 ? -errno : 0;
-}
-
-int pin_record_remove(const struct scxd_paths *paths, const char *cgroup)
-{
-	_cleanup_free_ char *esc = cgroup_escape(cgroup);
-	char path[4096];
-
-	if (!esc)
-		return -ENOMEM;
-	snprintf(path, sizeof(path), "%s/nodes/%s", paths->state_dir, esc);
-	if (unlink(path) < 0 && errno != ENOENT)
+	if (fd < 0 || fsync(fd) < 0)
 		return -errno;
 	return 0;
 }
 
+static int write_all(int fd, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int pin_record_write(const struct scxd_paths *paths, const struct pin_record *rec)
+{
+	_cleanup_free_ char *dir = NULL, *text = NULL, *tmp = NULL, *path = NULL;
+	_cleanup_close_ int fd = -1;
+	char name[PIN_NAME_LEN + 1];
+	int r;
+
+	pin_name(rec->cgroup, name);
+	r = pin_record_format(rec, &text);
+	if (r == 0)
+		r = nodes_dir(paths, &dir);
+	if (r < 0)
+		return r;
+	if (mkdir(paths->state_dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (asprintf(&path, "%s/%s.json", dir, name) < 0 ||
+	    asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, text, strlen(text));
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		return r;
+	}
+	return fsync_dir(dir);
+}
+
+int pin_record_remove(const struct scxd_paths *paths, const char *cgroup)
+{
+	_cleanup_free_ char *dir = NULL, *legacy = pin_name_legacy(cgroup), *path = NULL;
+	char name[PIN_NAME_LEN + 1];
+	int r;
+
+	pin_name(cgroup, name);
+	if (!legacy || nodes_dir(paths, &dir) < 0 || asprintf(&path, "%s/%s.json", dir, name) < 0)
+		return -ENOMEM;
+	r = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+	free(path);
+	if (asprintf(&path, "%s/%s", dir, legacy) < 0)
+		return -ENOMEM;
+	if (unlink(path) < 0 && errno != ENOENT && r == 0)
+		r = -errno;
+	return r;
+}
+
+static bool pin_exists(const struct scxd_paths *paths, const char *name)
+{
+	_cleanup_free_ char *link = NULL;
+
+	return asprintf(&link, "%s/%s/link", paths->pin_dir, name) >= 0 &&
+	       access(link, F_OK) == 0;
+}
+
+int pin_dir_find(const struct scxd_paths *paths, const char *cgroup, char **ret)
+{
+	char name[PIN_NAME_LEN + 1];
+	char *legacy;
+
+	pin_name(cgroup, name);
+	if (!pin_exists(paths, name)) {
+		legacy = pin_name_legacy(cgroup);
+		if (!legacy)
+			return -ENOMEM;
+		if (pin_exists(paths, legacy)) {
+			*ret = legacy;
+			return 0;
+		}
+		free(legacy);
+	}
+	*ret = strdup(name);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* The whole file, up to PIN_RECORD_MAX bytes (-EFBIG beyond). */
+static int read_record_file(int dir_fd, const char *name, char **ret, size_t *len)
+{
+	_cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	_cleanup_free_ char *buf = NULL;
+	size_t n = 0;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EBADF;
+	buf = malloc(PIN_RECORD_MAX + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, PIN_RECORD_MAX + 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > PIN_RECORD_MAX)
+			return -EFBIG;
+	}
+	buf[n] = '\0';
+	*ret = TAKE_PTR(buf);
+	*len = n;
+	return 0;
+}
+
+static int add_stray(struct actual_state *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int add_stray(struct actual_state *a, const char *fmt, ...)
+{
+	char **v = realloc(a->strays, (a->n_strays + 1) * sizeof(*v));
+	va_list ap;
+	int r;
+
+	if (!v)
+		return -ENOMEM;
+	a->strays = v;
+	va_start(ap, fmt);
+	r = vasprintf(&v[a->n_strays], fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	a->n_strays++;
+	return 0;
+}
+
+static int add_pin(struct actual_state *a, struct pin_record *rec)
+{
+	struct pin_record *v = realloc(a->pins, (a->n_pins + 1) * sizeof(*v));
+
+	if (!v) {
+		pin_record_done(rec);
+		return -ENOMEM;
+	}
+	a->pins = v;
+	a->pins[a->n_pins++] = *rec;
+	*rec = (struct pin_record){ .uei_offset = SIZE_MAX };
+	return 0;
+}
+
+/*
+ * One file of the records directory: "<pin name>.json", or a text record
+ * an older scxd left, named by its legacy pin name. Its cgroup must be
+ * the one its name is made from; a record that does not parse or does not
+ * match is reported and otherwise left alone.
+ */
+static int read_record(const struct scxd_paths *paths, int dir_fd, const char *dir,
+		       const char *file, struct actual_state *a)
+{
+	_cleanup_free_ char *buf = NULL, *want = NULL;
+	struct pin_record rec = { .uei_offset = SIZE_MAX };
+	const char *why = NULL, *dot = strrchr(file, '.');
+	bool json = dot && streq(dot, ".json");
+	char name[PIN_NAME_LEN + 1];
+	size_t len = 0;
+	int r;
+
+	if (file[0] == '.' || (dot && !json))
+		return 0; /* temporary files, and names no scxd writes */
+	r = read_record_file(dir_fd, file, &buf, &len);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return add_stray(a, "record %s/%s: cannot read it: %s; ignored", dir, file,
+				 strerror(-r));
+	r = json ? pin_record_parse(buf, len, &rec, &why) :
+		   pin_record_parse_legacy(buf, len, &rec, &why);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return add_stray(a, "record %s/%s: %s; ignored", dir, file, why);
+	rec.pin = json ? strndup(file, (size_t)(dot - file)) : strdup(file);
+	if (!rec.pin) {
+		pin_record_done(&rec);
+		return -ENOMEM;
+	}
+	if (json) {
+		pin_name(rec.cgroup, name);
+		want = strdup(name);
+	} else {
+		want = pin_name_legacy(rec.cgroup);
+	}
+	if (!want) {
+		pin_record_done(&rec);
+		return -ENOMEM;
+	}
+	if (!streq(want, rec.pin)) {
+		r = add_stray(a, "record %s/%s names cgroup %s, whose record would be %s%s; ignored",
+			      dir, file, rec.cgroup, want, json ? ".json" : "");
+		pin_record_done(&rec);
+		return r;
+	}
+	if (!pin_exists(paths, rec.pin)) {
+		/* A record without its pin describes nothing attached. */
+		unlinkat(dir_fd, file, 0);
+		pin_record_done(&rec);
+		return 0;
+	}
+	return add_pin(a, &rec);
+}
+
 static int read_records(const struct scxd_paths *paths, struct actual_state *a)
 {
-	char dir[4096];
-	DIR *d;
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
 	int r = 0;
 
-	snprintf(dir, sizeof(dir), "%s/nodes", paths->state_dir);
+	if (nodes_dir(paths, &dir) < 0)
+		return -ENOMEM;
 	d = opendir(dir);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
-	while (r == 0 && (de = readdir(d))) {
-		char path[4200], pin[4200];
-		struct pin_record rec, *v;
-		FILE *f;
-
-		if (de->d_name[0] == '.' || strstr(de->d_name, ".tmp"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		snprintf(pin, sizeof(pin), "%s/%s/link", paths->pin_dir, de->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		r = parse_record(f, &rec);
-		fclose(f);
-		if (r == -EINVAL || access(pin, F_OK) < 0) {
-			/* A record without its pin describes nothing attached. */
-			pin_record_done(&rec);
-			unlink(path);
-			r = 0;
-			continue;
-		}
-		if (r < 0) {
-			pin_record_done(&rec);
-			break;
-		}
-		v = realloc(a->pins, (a->n_pins + 1) * sizeof(*v));
-		if (!v) {
-			pin_record_done(&rec);
-			r = -ENOMEM;
-			break;
-		}
-		a->pins = v;
-		a->pins[a->n_pins++] = rec;
-	}
-	closedir(d);
+	while (r == 0 && (de = readdir(d)))
+		r = read_record(paths, dirfd(d), dir, de->d_name, a);
 	return r;
+}
+
+/*
+ * The cgroup a pin without a record belongs to: the one whose pin name
+ * (or legacy pin name) it is. Hashing forward from the cgroups that
+ * exist; NULL if none.
+ */
+static const char *unrecorded_pin_cgroup(const struct cgroup_list *cg, char (*names)[PIN_NAME_LEN + 1],
+					 const char *pin)
+{
+	for (size_t i = 0; i < cg->n; i++) {
+		_cleanup_free_ char *legacy = NULL;
+
+		if (streq(names[i], pin))
+			return cg->paths[i];
+		legacy = pin_name_legacy(cg->paths[i]);
+		if (legacy && streq(legacy, pin))
+			return cg->paths[i];
+	}
+	return NULL;
+}
+
+static bool pin_recorded(const struct actual_state *a, const char *pin)
+{
+	for (size_t i = 0; i < a->n_pins; i++)
+		if (streq(a->pins[i].pin, pin))
+			return true;
+	return false;
 }
 
 /*
  * Pins without a record (the runtime directory was lost): still scxd's.
  * They are adopted under the name "(unrecorded)", so the plan replaces
- * them with what the policy says, or detaches them.
+ * them with what the policy says, or detaches them. A pin no existing
+ * cgroup hashes to is reported and left alone: its cgroup is gone (and
+ * with it the scheduler), or it is not scxd's.
  */
 static int adopt_unrecorded_pins(const struct scxd_paths *paths, const struct cgroup_list *cg,
 				 struct actual_state *a)
 {
-	DIR *d = opendir(paths->pin_dir);
+	_cleanup_free_ char (*names)[PIN_NAME_LEN + 1] = NULL;
+	_cleanup_closedir_ DIR *d = opendir(paths->pin_dir);
 	struct dirent *de;
 	int r = 0;
 
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while (r == 0 && (de = readdir(d))) {
-		_cleanup_free_ char *cgroup = NULL;
-		char link[4200];
-		struct pin_record *v;
-		bool known = false;
-		uint64_t cgid;
+		struct pin_record rec = { .uei_offset = SIZE_MAX };
+		const char *cgroup;
 
-		if (de->d_name[0] == '.')
+		if (de->d_name[0] == '.' || pin_recorded(a, de->d_name) ||
+		    !pin_exists(paths, de->d_name))
 			continue;
-		snprintf(link, sizeof(link), "%s/%s/link", paths->pin_dir, de->d_name);
-		if (access(link, F_OK) < 0)
-			continue;
-		cgroup = cgroup_unescape(de->d_name);
+		if (!names) {
+			names = calloc(cg->n + 1, sizeof(*names));
+			if (!names)
+				return -ENOMEM;
+			for (size_t i = 0; i < cg->n; i++)
+				pin_name(cg->paths[i], names[i]);
+		}
+		cgroup = unrecorded_pin_cgroup(cg, names, de->d_name);
 		if (!cgroup) {
-			r = -ENOMEM;
-			break;
-		}
-		for (size_t i = 0; i < a->n_pins; i++)
-			known = known || streq(a->pins[i].cgroup, cgroup);
-		if (known)
+			r = add_stray(a, "pin %s/%s: no record, and no cgroup is named by it; left alone",
+				      paths->pin_dir, de->d_name);
 			continue;
-		v = realloc(a->pins, (a->n_pins + 1) * sizeof(*v));
-		if (!v) {
-			r = -ENOMEM;
-			break;
 		}
-		a->pins = v;
-		cgid = streq(cgroup, "/") ? 1 : cgroup_list_id(cg, cgroup);
-		v[a->n_pins] = (struct pin_record){
-			.cgid = cgid, .scheduler = strdup("(unrecorded)"),
-			.cgroup = TAKE_PTR(cgroup), .uei_offset = SIZE_MAX,
-		};
-		if (!v[a->n_pins].scheduler) {
-			free(v[a->n_pins].cgroup);
-			r = -ENOMEM;
-			break;
+		rec.cgid = streq(cgroup, "/") ? 1 : cgroup_list_id(cg, cgroup);
+		rec.cgroup = strdup(cgroup);
+		rec.scheduler = strdup("(unrecorded)");
+		rec.pin = strdup(de->d_name);
+		if (!rec.cgroup || !rec.scheduler || !rec.pin) {
+			pin_record_done(&rec);
+			return -ENOMEM;
 		}
-		a->n_pins++;
+		r = add_pin(a, &rec);
 	}
-	closedir(d);
 	return r;
 }
 
@@ -564,6 +681,9 @@ void actual_state_done(struct actual_state *a)
 		pin_record_done(&a->pins[i]);
 	free(a->pins);
 	free(a->pin_live);
+	for (size_t i = 0; i < a->n_strays; i++)
+		free(a->strays[i]);
+	free(a->strays);
 	for (size_t i = 0; i < a->n_kernel; i++) {
 		free(a->kernel[i].ops);
 		free(a->kernel[i].events);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "desired.h"
+#include "record.h"
 
 struct scxd_paths {
 	const char *cgroup_root;	/* /sys/fs/cgroup */
@@ -40,22 +41,13 @@ struct kernel_sched {
 	char *events;		/* contents of its events file, or NULL */
 };
 
-/* What scxd recorded when it attached a node. */
-struct pin_record {
-	char *cgroup;
-	char *scheduler;
-	char *ops;
-	uint64_t cgid;
-	size_t uei_offset;	/* of 'uei' in the pinned .data map, SIZE_MAX if none */
-	struct tunable_value *tunables;
-	size_t n_tunables;
-};
-
 struct actual_state {
 	struct sched_tree tree;		/* live: scxd's and foreign */
 	struct pin_record *pins;	/* every record found, live or not */
 	size_t n_pins;
 	bool *pin_live;			/* parallel to pins */
+	char **strays;			/* pins and records matched to no cgroup: reported only */
+	size_t n_strays;
 	struct kernel_sched *kernel;
 	size_t n_kernel;
 	bool settling;			/* the root is enabling or disabling */
@@ -67,16 +59,17 @@ void actual_state_done(struct actual_state *a);
 const struct kernel_sched *actual_kernel_sched(const struct actual_state *a, uint64_t cgid);
 
 /*
- * The file name a cgroup path is stored under in bpffs and the state
- * directory: "-" for "/", else escaped so that bpffs takes it (no '.').
+ * The record goes to <state_dir>/nodes/<pin name>.json: written to a
+ * temporary file, synced, renamed over the old one.
  */
-#define CGROUP_ESCAPE_MAX 240
-char *cgroup_escape(const char *path);
-char *cgroup_unescape(const char *name);
-
 int pin_record_write(const struct scxd_paths *paths, const struct pin_record *rec);
+/* Both the record and one an older scxd left for the cgroup. */
 int pin_record_remove(const struct scxd_paths *paths, const char *cgroup);
-void pin_record_done(struct pin_record *rec);
+/*
+ * The pin directory name of what is attached on cgroup: its pin_name(),
+ * or the legacy name an older scxd pinned it under if only that exists.
+ */
+int pin_dir_find(const struct scxd_paths *paths, const char *cgroup, char **ret);
 
 /* For _cleanup_() */
 static inline void cgroup_list_donep(struct cgroup_list *l)

@@ -224,14 +224,16 @@ static int set_struct_ops(struct bpf_object *obj, struct bpf_map *st, const char
 	return 0;
 }
 
+/* The node's pin directory: by its pin name, or where an older scxd pinned it. */
 static int pin_paths(const struct scxd_paths *paths, const char *cgroup, char *dir,
 		     size_t len)
 {
-	_cleanup_free_ char *esc = cgroup_escape(cgroup);
+	_cleanup_free_ char *name = NULL;
+	int r = pin_dir_find(paths, cgroup, &name);
 
-	if (!esc)
-		return -ENOMEM;
-	snprintf(dir, len, "%s/%s", paths->pin_dir, esc);
+	if (r < 0)
+		return r;
+	snprintf(dir, len, "%s/%s", paths->pin_dir, name);
 	return 0;
 }
 
@@ -288,11 +290,12 @@ int apply_open(const char *obj_path, const struct sched_node *node, uint64_t cgi
 static int pin_link(const struct scxd_paths *paths, const char *cgroup, struct bpf_link *link,
 		    struct apply_object *o, char **reason)
 {
-	char dir[4096], pin[4200];
-	int r;
+	char dir[4096], pin[4200], name[PIN_NAME_LEN + 1];
+	int r = 0;
 
-	r = pin_paths(paths, cgroup, dir, sizeof(dir));
-	if (r == 0 && mkdir(paths->pin_dir, 0700) < 0 && errno != EEXIST)
+	pin_name(cgroup, name);
+	snprintf(dir, sizeof(dir), "%s/%s", paths->pin_dir, name);
+	if (mkdir(paths->pin_dir, 0700) < 0 && errno != EEXIST)
 		r = -errno;
 	if (r == 0 && mkdir(dir, 0700) < 0 && errno != EEXIST)
 		r = -errno;
@@ -411,7 +414,11 @@ char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *r
 	int fd;
 
 	*kind_ret = 0;
-	if (rec->uei_offset == SIZE_MAX || pin_paths(paths, rec->cgroup, dir, sizeof(dir)) < 0)
+	if (rec->uei_offset == SIZE_MAX)
+		return NULL;
+	if (rec->pin)
+		snprintf(dir, sizeof(dir), "%s/%s", paths->pin_dir, rec->pin);
+	else if (pin_paths(paths, rec->cgroup, dir, sizeof(dir)) < 0)
 		return NULL;
 	snprintf(pin, sizeof(pin), "%s/data", dir);
 	fd = bpf_obj_get(pin);

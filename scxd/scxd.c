@@ -72,6 +72,7 @@ struct daemon {
 	bool unsupported_reported;
 	bool log_notes;
 	char *blocked_reported;		/* "cgroup\tsched\n"... already warned about */
+	char *strays_reported;		/* pins and records matched to no cgroup, warned about */
 
 	sd_event *event;
 	sd_event_source *reconcile_source;
@@ -413,6 +414,30 @@ static void report_blocked(struct daemon *d, const struct plan *plan,
 	d->blocked_reported = TAKE_PTR(now);
 }
 
+/*
+ * Pins and records that name no cgroup (see actual.c): never acted on,
+ * warned about once, again only after the set changes.
+ */
+static void report_strays(struct daemon *d, const struct actual_state *a)
+{
+	_cleanup_free_ char *now = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&now, &len);
+
+	if (!f)
+		return;
+	for (size_t i = 0; i < a->n_strays; i++)
+		fprintf(f, "%s\n", a->strays[i]);
+	if (fclose(f) != 0)
+		return;
+	if (d->strays_reported ? streq(d->strays_reported, now) : !*now)
+		return;
+	for (size_t i = 0; i < a->n_strays; i++)
+		log_warning(0, ABOUT(.file = d->paths.state_dir), "%s", a->strays[i]);
+	free(d->strays_reported);
+	d->strays_reported = TAKE_PTR(now);
+}
+
 /* Read the world, compute desired state and plan; print or apply it. */
 static int reconcile(struct daemon *d, bool dry_run)
 {
@@ -437,6 +462,7 @@ static int reconcile(struct daemon *d, bool dry_run)
 		return log_error(r, ABOUT(.file = d->paths.sysfs),
 				 "cannot read what is attached (%s, %s): %s", d->paths.sysfs,
 				 d->paths.state_dir, strerror(-r));
+	report_strays(d, &actual);
 	d->settle_at = 0;
 	if (actual.settling && !dry_run) {
 		/* no uevent marks the end of enabling: poll until it is over */
@@ -781,6 +807,7 @@ static void daemon_done(struct daemon *d)
 	}
 	free(d->backoffs);
 	free(d->blocked_reported);
+	free(d->strays_reported);
 	sd_event_source_unref(d->reconcile_source);
 	sd_event_source_unref(d->retry_timer);
 	sd_event_unref(d->event);

@@ -32,19 +32,24 @@ got=$(run no)
 expect "$got" "scxd: ${policy}: 3 cgroup(s) match child entries, but this kernel has no sched_ext sub-scheduler support (sched_ext_ops.sub_cgroup_id); only the root entry is applied
 attach / wparent (new)" "no sub-scheduler support: root only, said once"
 
-# Adopt: the root and web.scope are attached by a previous scxd.
+# Adopt: the root and web.scope are attached by a previous scxd: the root
+# by this one (pin named by the path's hash, JSON record), web.scope by
+# one before it (pin and text record under the %-escaped path).
+pin_name() { printf %s "$1" | sha256sum | cut -c1-32; }
+root_pin=$(pin_name /) web_pin=scxd-demo%2eslice%2fweb%2escope
 echo wparent > "$tmp/sys/root/ops"
 echo enabled > "$tmp/sys/state"
 web_id=$(stat -c %i "$tmp/cg/scxd-demo.slice/web.scope")
-mkdir -p "$tmp/sys/root/sub/sub-$web_id" "$tmp/pins/-" "$tmp/pins/scxd-demo.slice%2fweb.scope" "$tmp/state/nodes"
+mkdir -p "$tmp/sys/root/sub/sub-$web_id" "$tmp/pins/$root_pin" "$tmp/pins/$web_pin" "$tmp/state/nodes"
 echo vtime > "$tmp/sys/root/sub/sub-$web_id/ops"
-touch "$tmp/pins/-/link" "$tmp/pins/scxd-demo.slice%2fweb.scope/link"
-printf 'cgroup /\nscheduler wparent\nops wparent\ncgid 1\n' > "$tmp/state/nodes/-"
+touch "$tmp/pins/$root_pin/link" "$tmp/pins/$web_pin/link"
+printf '{"version": 1, "cgroup": "/", "scheduler": "wparent", "ops": "wparent", "cgid": 1}\n' \
+	> "$tmp/state/nodes/$root_pin.json"
 printf 'cgroup /scxd-demo.slice/web.scope\nscheduler vtime\nops vtime\ncgid %s\n' "$web_id" \
-	> "$tmp/state/nodes/scxd-demo.slice%2fweb.scope"
+	> "$tmp/state/nodes/$web_pin"
 got=$(run yes)
 expect "$got" "attach /scxd-demo.slice/batch.scope fifo (new)
-attach /workload/a lat (new)" "adopted nodes are left alone"
+attach /workload/a lat (new)" "adopted nodes are left alone (this scxd's and the previous version's)"
 
 # A foreign scheduler on a cgroup the policy does not want is not touched.
 a_id=$(stat -c %i "$tmp/cg/system.slice")
@@ -61,7 +66,8 @@ expect "$got" "attach /scxd-demo.slice/batch.scope fifo (new)
 attach /scxd-demo.slice/web.scope vtime (new)
 attach /workload/a lat (new)" "an exited child is reattached"
 # The records are lost (runtime directory gone) but the pins remain: the
-# pinned schedulers are still scxd's, replaced rather than left as foreign.
+# pinned schedulers are still scxd's, found by hashing (or escaping) the
+# paths of the cgroups that exist, and replaced rather than left as foreign.
 mkdir -p "$tmp/sys/root/sub/sub-$web_id"
 echo vtime > "$tmp/sys/root/sub/sub-$web_id/ops"
 rm -rf "$tmp/state/nodes"

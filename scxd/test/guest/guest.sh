@@ -58,7 +58,9 @@ check root-attached wait_for 20 root_is scxd_wparent
 # The ops name shows in sysfs while the kernel is still enabling (slow
 # under TCG), before the attach returns and scxd pins the link.
 check state-enabled wait_for 20 sh -c "[ \"\$(cat $SYS/state)\" = enabled ]"
-check root-pinned wait_for 20 test -e /sys/fs/bpf/scxd/-/link
+# pins are named by the first 32 hex digits of the SHA-256 of the cgroup path
+ROOT_PIN=/sys/fs/bpf/scxd/8a5edab282632443219e051e4ade2d1d
+check root-pinned wait_for 20 test -e $ROOT_PIN/link
 if [ $sub = no ]; then
 	check unsupported-children-said-once [ "$(grep -c 'no sched_ext sub-scheduler support' $LOG)" = 1 ]
 fi
@@ -78,7 +80,7 @@ check reload-root-fifo wait_for 20 root_is scxd_fifo
 #    scxd has pinned the new link and seen the sysfs tree settle: wait for
 #    all of that first, so the window measures idleness, not the reload.
 wait_for 20 sh -c "[ \"\$(cat $SYS/state)\" = enabled ]"
-wait_for 20 test -e /sys/fs/bpf/scxd/-/link
+wait_for 20 test -e $ROOT_PIN/link
 sleep 2
 v0=$(grep voluntary_ctxt_switches /proc/$pid/status | head -1 | awk '{print $2}')
 sleep 3

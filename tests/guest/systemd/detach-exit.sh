@@ -39,8 +39,12 @@ subdir() {
 }
 # the same, with its kernfs inode: a re-created scheduler has a new one
 subdir_ino() { d=$(subdir "$1"); [ -n "$d" ] && echo "$d@$(stat -c %i "$d")"; }
-# "<pin> id=<link id> prog_id=<prog id>" of the pin of cgroup $1 ("-" for /)
-link() { /payload/churn links | awk -v p="$1" '$1 == p { print $2 "," $3 }'; }
+# "id=<link id>,prog_id=<prog id>" of the pin of cgroup $1; a pin is named
+# by the first 32 hex digits of the SHA-256 of the cgroup path
+link() {
+	/payload/churn links |
+		awk -v p="$(printf %s "$1" | sha256sum | cut -c1-32)" '$1 == p { print $2 "," $3 }'
+}
 counter() { cat "$1" 2>/dev/null || echo 0; }
 # wait up to $2 s until the command $1 succeeds
 wait_until() {
@@ -80,7 +84,7 @@ stop_tickers() {
 }
 
 cp $policy /run/policy.before-detach-exit
-root_link0=$(link -)
+root_link0=$(link /)
 
 # ---- A: a reload that removes a subtree ---------------------------------------
 cat > /run/policy.subtree.json <<'EOF'
@@ -116,7 +120,7 @@ if ! wait_until '[ -n "$(subdir /workload/api)" ] && [ -n "$(subdir /other)" ]' 
 else
 	parent_dir=$(subdir /workload)
 	api_dir=$(subdir /workload/api)
-	other0=$(subdir_ino /other) olink0=$(link other) root_link0=$(link -)
+	other0=$(subdir_ino /other) olink0=$(link /other) root_link0=$(link /)
 	echo "# before: /workload $parent_dir, /workload/api $api_dir, /other $other0 link $olink0, / link $root_link0"
 	c=$(cursor)
 	reload_policy /run/policy.nosubtree.json
@@ -124,7 +128,7 @@ else
 	w0=$(counter /run/t.workload) a0=$(counter /run/t.api)
 	sleep 2
 	w1=$(counter /run/t.workload) a1=$(counter /run/t.api)
-	other1=$(subdir_ino /other) olink1=$(link other) root_link1=$(link -)
+	other1=$(subdir_ino /other) olink1=$(link /other) root_link1=$(link /)
 	pins=$(ls /sys/fs/bpf/scxd | tr '\n' ' ')
 
 	# the kernel: the subtree is gone, the rest is the same objects
@@ -190,10 +194,10 @@ if ! wait_until '[ -n "$(subdir /fail-err)" ] && [ -n "$(subdir /fail-stall)" ]'
 	scxctl status
 	journalctl -u scxd.service --no-pager -o cat | tail -10
 else
-	other0=$(subdir_ino /other) olink0=$(link other) root_link0=$(link -)
-	stall0=$(subdir_ino /fail-stall) slink0=$(link fail-stall)
+	other0=$(subdir_ino /other) olink0=$(link /other) root_link0=$(link /)
+	stall0=$(subdir_ino /fail-stall) slink0=$(link /fail-stall)
 	err_dir=$(subdir /fail-err)
-	elink0=$(link fail-err)
+	elink0=$(link /fail-err)
 
 	# -- the error: a task named scxd-fail errors the test-fail it runs
 	# under. Four rounds: wait until attached, start a trigger that ticks
@@ -228,7 +232,7 @@ else
 	# reattached for the last time: with no trigger left it stays
 	err_back=$(subdir_ino /fail-err)
 	sleep 3
-	err_after=$(subdir_ino /fail-err) elink_after=$(link fail-err)
+	err_after=$(subdir_ino /fail-err) elink_after=$(link /fail-err)
 	journal "$c" > /run/j.err
 	echo "# journal for /fail-err (monotonic s, priority, message; SCXD_EXIT_REASON):"
 	awk -F'\t' '$2 == "/fail-err" { printf "#   %.3f p%s %s\n", $1 / 1e6, $4, $6; if ($5 != "") print "#       SCXD_EXIT_REASON=" $5 }' /run/j.err
@@ -266,8 +270,8 @@ else
 	# -- the stall: a task named scxd-stall is never dispatched; the
 	# watchdog (timeout_ms 2 s) takes the scheduler down
 	c=$(cursor)
-	err1=$(subdir_ino /fail-err) elink1=$(link fail-err)
-	stall_mid=$(subdir_ino /fail-stall) slink1=$(link fail-stall)
+	err1=$(subdir_ino /fail-err) elink1=$(link /fail-err)
+	stall_mid=$(subdir_ino /fail-stall) slink1=$(link /fail-stall)
 	stall_dir=$(subdir /fail-stall)
 	# the trigger ticks once, stalls, and ticks twice more on the parent
 	$ticker -g $cg/fail-stall -c scxd-stall -i 50 -n 3 /run/t.stalltask &
@@ -304,11 +308,11 @@ else
 
 	# the siblings: /other the whole time, /fail-stall during the errors,
 	# /fail-err during the stall
-	other1=$(subdir_ino /other) olink1=$(link other) root_link1=$(link -)
+	other1=$(subdir_ino /other) olink1=$(link /other) root_link1=$(link /)
 	o_ticks0=$(counter /run/t.other); sleep 1; o_ticks1=$(counter /run/t.other)
 	if [ -n "$other0" ] && [ "$other1" = "$other0" ] && [ "$olink1" = "$olink0" ] &&
 	   [ "$root_link1" = "$root_link0" ] && [ -n "$slink0" ] && [ "$slink1" = "$slink0" ] &&
-	   [ -n "$stall0" ] && [ "$stall_mid" = "$stall0" ] && [ "$err1" = "$(subdir_ino /fail-err)" ] && [ "$elink1" = "$(link fail-err)" ] &&
+	   [ -n "$stall0" ] && [ "$stall_mid" = "$stall0" ] && [ "$err1" = "$(subdir_ino /fail-err)" ] && [ "$elink1" = "$(link /fail-err)" ] &&
 	   [ "$o_ticks1" -gt "$o_ticks0" ] &&
 	   ! awk -F'\t' '$6 ~ /exited|detached/ && $2 != "/fail-err" { bad = 1 } END { exit !bad }' /run/j.err &&
 	   ! awk -F'\t' '$6 ~ /exited|detached/ && $2 != "/fail-stall" { bad = 1 } END { exit !bad }' /run/j.stall; then

@@ -46,15 +46,53 @@ static int push(struct plan *p, enum plan_op op, enum plan_reason reason,
 }
 
 /*
+ * The topmost foreign node in actual at or above cgroup that blocks it:
+ * one the policy does not want as it is (see plan.h). Actual is sorted
+ * parents first, so the first match is the topmost.
+ */
+static const struct sched_node *blocker_of(const struct sched_tree *desired,
+					   const struct sched_tree *actual, const char *cgroup)
+{
+	for (size_t i = 0; i < actual->n; i++) {
+		const struct sched_node *a = &actual->nodes[i], *d;
+
+		if (!a->foreign || !cgroup_is_below(cgroup, a->cgroup))
+			continue;
+		d = sched_tree_find(desired, a->cgroup);
+		if (!d || !sched_node_same_config(a, d))
+			return a;
+	}
+	return NULL;
+}
+
+static int push_blocked(struct plan *p, const struct sched_node *d, const struct sched_node *by)
+{
+	const struct sched_node **b = realloc(p->blocked, (p->n_blocked + 1) * sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	p->blocked = b;
+	b = realloc(p->blocked_by, (p->n_blocked + 1) * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	p->blocked_by = b;
+	p->blocked[p->n_blocked] = d;
+	p->blocked_by[p->n_blocked++] = by;
+	return 0;
+}
+
+/*
  * Reset roots: cgroups whose node appears, disappears or changes. Foreign
- * actual nodes are never reset; a desired node on a foreign cgroup is
- * blocked instead.
+ * actual nodes are never reset; a desired node at or below a foreign one
+ * is blocked instead, and scxd's own nodes there are reset only when the
+ * policy no longer wants them.
  */
 static int find_resets(const struct sched_tree *desired, const struct sched_tree *actual,
 		       struct plan *p, const char ***resets, size_t *n_resets)
 {
-	const char **v = calloc(desired->n + actual->n + 1, sizeof(*v));
+	_cleanup_free_ const char **v = calloc(desired->n + actual->n + 1, sizeof(*v));
 	size_t n = 0;
+	int r;
 
 	if (!v)
 		return -ENOMEM;
@@ -64,28 +102,23 @@ static int find_resets(const struct sched_tree *desired, const struct sched_tree
 
 		if (a->foreign)
 			continue;
-		if (!d || !sched_node_same_config(a, d))
+		if (!d || (!sched_node_same_config(a, d) && !blocker_of(desired, actual, a->cgroup)))
 			v[n++] = a->cgroup;
 	}
 	for (size_t i = 0; i < desired->n; i++) {
 		const struct sched_node *d = &desired->nodes[i];
 		const struct sched_node *a = sched_tree_find(actual, d->cgroup);
+		const struct sched_node *by = blocker_of(desired, actual, d->cgroup);
 
-		if (a && a->foreign && !sched_node_same_config(a, d)) {
-			const struct sched_node **b = realloc(p->blocked,
-							      (p->n_blocked + 1) * sizeof(*b));
-
-			if (!b) {
-				free(v);
-				return -ENOMEM;
-			}
-			p->blocked = b;
-			p->blocked[p->n_blocked++] = d;
+		if (by) {
+			r = push_blocked(p, d, by);
+			if (r < 0)
+				return r;
 		} else if (!a) {
 			v[n++] = d->cgroup;
 		}
 	}
-	*resets = v;
+	*resets = TAKE_PTR(v);
 	*n_resets = n;
 	return 0;
 }
@@ -174,5 +207,6 @@ void plan_done(struct plan *p)
 {
 	free(p->steps);
 	free(p->blocked);
+	free(p->blocked_by);
 	*p = (struct plan){};
 }

@@ -9,6 +9,13 @@
  * under its nearest ancestor at attach time, and disables children when
  * their parent goes). Detaches come first, deepest first; attaches follow,
  * parents first. Nodes scxd did not attach (foreign) are never touched.
+ *
+ * A foreign scheduler blocks its whole subtree: no desired node at or
+ * below its cgroup is attached (the kernel would nest it under a
+ * scheduler scxd knows nothing of), and scxd's own nodes there are only
+ * detached when the policy no longer wants them. A foreign node blocks
+ * nothing when the policy wants that very scheduler there (same name, no
+ * tunables): scxd then treats it as its own parent.
  */
 
 #include <stddef.h>
@@ -36,8 +43,12 @@ struct plan_step {
 struct plan {
 	struct plan_step *steps;
 	size_t n;
-	/* desired nodes not attached because a foreign scheduler is there */
+	/*
+	 * desired nodes not attached because a foreign scheduler is there or
+	 * above, and (parallel) the topmost such foreign node in actual
+	 */
 	const struct sched_node **blocked;
+	const struct sched_node **blocked_by;
 	size_t n_blocked;
 };
 

@@ -383,12 +383,38 @@ static void notify_status(struct daemon *d, size_t attached)
 		   attached, d->n_backoffs, d->policy_file);
 }
 
+/* Whether blocked node i is the first one its foreign node blocks. */
+static bool first_blocked_by(const struct plan *plan, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (plan->blocked_by[j] == plan->blocked_by[i])
+			return false;
+	return true;
+}
+
+/* How many blocked nodes the foreign node 'by' blocks, and the policy's node on it. */
+static size_t blocked_count(const struct plan *plan, const struct sched_node *by,
+			    const struct sched_node **on_it)
+{
+	size_t n = 0;
+
+	*on_it = NULL;
+	for (size_t i = 0; i < plan->n_blocked; i++) {
+		if (plan->blocked_by[i] != by)
+			continue;
+		n++;
+		if (streq(plan->blocked[i]->cgroup, by->cgroup))
+			*on_it = plan->blocked[i];
+	}
+	return n;
+}
+
 /*
- * Desired nodes on cgroups where a scheduler scxd did not attach runs:
- * warned about once, again only after the set changes.
+ * Foreign schedulers that block what the policy wants (their subtrees):
+ * one warning per foreign scheduler, once, again only after the set of
+ * blocking schedulers changes. New cgroups below one do not repeat it.
  */
-static void report_blocked(struct daemon *d, const struct plan *plan,
-			   const struct sched_tree *actual)
+static void report_blocked(struct daemon *d, const struct plan *plan)
 {
 	_cleanup_free_ char *now = NULL;
 	size_t len = 0;
@@ -397,18 +423,28 @@ static void report_blocked(struct daemon *d, const struct plan *plan,
 	if (!f)
 		return;
 	for (size_t i = 0; i < plan->n_blocked; i++)
-		fprintf(f, "%s\t%s\n", plan->blocked[i]->cgroup, plan->blocked[i]->scheduler);
+		if (first_blocked_by(plan, i))
+			fprintf(f, "%s\t%s\n", plan->blocked_by[i]->cgroup,
+				plan->blocked_by[i]->scheduler);
 	if (fclose(f) != 0)
 		return;
-	if (d->blocked_reported && streq(d->blocked_reported, now))
+	if (d->blocked_reported ? streq(d->blocked_reported, now) : !*now)
 		return;
 	for (size_t i = 0; i < plan->n_blocked; i++) {
-		const struct sched_node *n = plan->blocked[i];
-		const struct sched_node *other = sched_tree_find(actual, n->cgroup);
+		const struct sched_node *by = plan->blocked_by[i], *on_it;
+		size_t n;
 
-		log_warning(0, ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler),
-			    "%s: runs %s, which scxd did not attach; not replacing it with %s",
-			    n->cgroup, other ? other->scheduler : "another scheduler", n->scheduler);
+		if (!first_blocked_by(plan, i))
+			continue;
+		n = blocked_count(plan, by, &on_it);
+		if (on_it)
+			log_warning(0, ABOUT(.cgroup = by->cgroup, .scheduler = on_it->scheduler),
+				    "%s: runs %s, which scxd did not attach; not replacing it with %s, nor attaching the %zu scheduler(s) the policy wants below it, until it is gone",
+				    by->cgroup, by->scheduler, on_it->scheduler, n - 1);
+		else
+			log_warning(0, ABOUT(.cgroup = by->cgroup, .scheduler = by->scheduler),
+				    "%s: runs %s, which scxd did not attach; not attaching the %zu scheduler(s) the policy wants below it, until it is gone",
+				    by->cgroup, by->scheduler, n);
 	}
 	free(d->blocked_reported);
 	d->blocked_reported = TAKE_PTR(now);
@@ -492,7 +528,7 @@ static int reconcile(struct daemon *d, bool dry_run)
 	r = plan_build(&desired.tree, &actual.tree, &plan);
 	if (r < 0)
 		return log_error(r, ABOUT(.file = d->policy_file), "out of memory");
-	report_blocked(d, &plan, &actual.tree);
+	report_blocked(d, &plan);
 	if (dry_run) {
 		for (size_t i = 0; i < plan.n; i++)
 			printf("%s %s %s (%s)\n", plan_op_name(plan.steps[i].op),
@@ -535,8 +571,8 @@ static void print_events(FILE *f, const char *events, const char *indent)
 }
 
 static void status_row(FILE *f, struct daemon *d, const struct sched_node *want,
-		       const struct sched_node *have, const struct actual_state *a,
-		       const struct cgroup_list *cg)
+		       const struct sched_node *have, const struct sched_node *blocker,
+		       const struct actual_state *a, const struct cgroup_list *cg)
 {
 	const struct sched_node *n = want ?: have;
 	const struct backoff *b = backoff_find(d, n->cgroup);
@@ -546,7 +582,13 @@ static void status_row(FILE *f, struct daemon *d, const struct sched_node *want,
 	char indent[32];
 	size_t depth = n->depth ? n->depth - 1 : 0;
 
-	if (have && have->foreign)
+	if (want && blocker && streq(blocker->cgroup, n->cgroup))
+		snprintf(state, sizeof(state), "blocked: runs %s, not attached by scxd",
+			 blocker->scheduler);
+	else if (want && blocker)
+		snprintf(state, sizeof(state), "blocked: below %.200s, which runs %s, not attached by scxd",
+			 blocker->cgroup, blocker->scheduler);
+	else if (have && have->foreign)
 		snprintf(state, sizeof(state), "foreign (%s, not attached by scxd)", have->scheduler);
 	else if (want && have && sched_node_same_config(want, have))
 		snprintf(state, sizeof(state), "attached");
@@ -577,6 +619,7 @@ static int status_text(struct daemon *d, char **ret)
 	_cleanup_(cgroup_list_donep) struct cgroup_list cg = {};
 	_cleanup_(actual_state_donep) struct actual_state a = {};
 	_cleanup_(desired_result_donep) struct desired_result want = {};
+	_cleanup_(plan_donep) struct plan plan = {};
 	struct desired_opts opts = { .sub_sched_supported = d->sub_sched == 1 };
 	char *buf = NULL;
 	size_t len = 0;
@@ -588,6 +631,8 @@ static int status_text(struct daemon *d, char **ret)
 		r = actual_read(&d->paths, &cg, &a);
 	if (r >= 0)
 		r = desired_build(d->policy, (const char *const *)cg.paths, cg.n, &opts, &want);
+	if (r >= 0)
+		r = plan_build(&want.tree, &a.tree, &plan);	/* for what is blocked */
 	if (r < 0)
 		return r;
 	f = open_memstream(&buf, &len);
@@ -599,14 +644,22 @@ static int status_text(struct daemon *d, char **ret)
 		d->sub_sched == 0 ? "sched_ext without sub-scheduler support: only the root entry applies" :
 				    "no sched_ext");
 	fprintf(f, "%-40s %-10s %s\n", "CGROUP", "SCHEDULER", "STATE");
-	for (size_t i = 0; i < want.tree.n; i++)
+	for (size_t i = 0; i < want.tree.n; i++) {
+		const struct sched_node *blocker = NULL;
+
+		for (size_t j = 0; j < plan.n_blocked; j++)
+			if (plan.blocked[j] == &want.tree.nodes[i])
+				blocker = plan.blocked_by[j];
 		status_row(f, d, &want.tree.nodes[i],
-			   sched_tree_find(&a.tree, want.tree.nodes[i].cgroup), &a, &cg);
+			   sched_tree_find(&a.tree, want.tree.nodes[i].cgroup), blocker, &a, &cg);
+	}
 	for (size_t i = 0; i < a.tree.n; i++)
 		if (!sched_tree_find(&want.tree, a.tree.nodes[i].cgroup))
-			status_row(f, d, NULL, &a.tree.nodes[i], &a, &cg);
+			status_row(f, d, NULL, &a.tree.nodes[i], NULL, &a, &cg);
 	if (want.tree.n == 0 && a.tree.n == 0)
 		fprintf(f, "(nothing attached)\n");
+	for (size_t i = 0; i < a.n_strays; i++)
+		fprintf(f, "ignored: %s\n", a.strays[i]);
 	fprintf(f, "counters: reconciles %u, attaches %u, attach failures %u, detaches %u, exits %u, "
 		   "reloads %u (rejected %u), cgroup events %u, kernel events %u\n",
 		d->counters.reconciles, d->counters.attaches, d->counters.attach_failures,

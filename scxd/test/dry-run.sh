@@ -78,4 +78,11 @@ attach / wparent (changed)
 attach /scxd-demo.slice/batch.scope fifo (new)
 attach /scxd-demo.slice/web.scope vtime (changed)
 attach /workload/a lat (new)" "pins without records are adopted and replaced"
-echo "dry-run: 6 passed, 0 failed"
+# A root scheduler scxd did not attach blocks the whole tree: nothing is
+# planned below it, and one line says so.
+rm -rf "$tmp/pins" "$tmp/state/nodes"
+echo simple > "$tmp/sys/root/ops"
+got=$(run yes)
+expect "$got" "scxd: /: runs simple, which scxd did not attach; not replacing it with wparent, nor attaching the 3 scheduler(s) the policy wants below it, until it is gone" \
+	"a foreign root blocks its subtree"
+echo "dry-run: 7 passed, 0 failed"

@@ -141,10 +141,58 @@ static void test_foreign_schedulers_are_left_alone(void)
 	static const struct spec have[] = { { "/", "simple", 0, true } };
 	static const struct spec want[] = { { "/", "wparent" }, { "/a", "fifo" } };
 
-	/* the root is someone else's: scxd does not replace it, but still tries /a */
-	expect_plan(want, 2, have, 1, "attach /a (new)", 1);
+	/* the root is someone else's: scxd replaces it not, nor attaches below it */
+	expect_plan(want, 2, have, 1, "", 2);
 	/* and never detaches it when the policy no longer wants a root */
 	expect_plan(NULL, 0, have, 1, "", 0);
+}
+
+/* A foreign root blocks the whole desired tree, every level of it. */
+static void test_foreign_root_blocks_its_whole_subtree(void)
+{
+	static const struct spec have[] = { { "/", "simple", 0, true } };
+	struct sched_tree d = {}, a = {};
+	struct plan p;
+
+	make_tree(&d, tree3, 4);
+	make_tree(&a, have, 1);
+	CHECK_INTEQ(plan_build(&d, &a, &p), 0);
+	CHECK_INTEQ(p.n, 0);
+	CHECK_INTEQ(p.n_blocked, 4);
+	for (size_t i = 0; i < p.n_blocked; i++)
+		CHECK(p.blocked_by[i] == &a.nodes[0]);
+	printf("foreign root: %zu of %zu desired nodes blocked, %zu steps\n", p.n_blocked, d.n, p.n);
+	plan_done(&p);
+	sched_tree_done(&d);
+	sched_tree_done(&a);
+}
+
+/*
+ * A foreign scheduler on a cgroup the policy wants nothing on blocks what
+ * the policy wants below it; scxd's own nodes there stay as they are
+ * unless the policy drops them.
+ */
+static void test_foreign_child_blocks_below_it(void)
+{
+	static const struct spec have[] = {
+		{ "/", "wparent" }, { "/a", "simple", 0, true }, { "/a/x", "fifo" },
+		{ "/a/y", "fifo" },
+	};
+	static const struct spec want[] = {
+		{ "/", "wparent" }, { "/a/x", "fifo", 300 }, { "/a/z", "lat" }, { "/b", "vtime" },
+	};
+
+	/* /a/x would change and /a/z be new: both wait; /a/y is no longer wanted */
+	expect_plan(want, 4, have, 4, "detach /a/y (gone), attach /b (new)", 2);
+}
+
+/* A foreign scheduler that is what the policy wants there hosts the subtree. */
+static void test_foreign_node_with_the_wanted_scheduler_blocks_nothing(void)
+{
+	static const struct spec have[] = { { "/", "wparent", 0, true } };
+	static const struct spec want[] = { { "/", "wparent" }, { "/a", "fifo" } };
+
+	expect_plan(want, 2, have, 1, "attach /a (new)", 0);
 }
 
 int main(void)
@@ -158,5 +206,8 @@ int main(void)
 	test_inserting_a_middle_node_reparents_existing_children();
 	test_root_change_resets_everything();
 	test_foreign_schedulers_are_left_alone();
+	test_foreign_root_blocks_its_whole_subtree();
+	test_foreign_child_blocks_below_it();
+	test_foreign_node_with_the_wanted_scheduler_blocks_nothing();
 	return test_main_end("test-plan");
 }

@@ -9,9 +9,16 @@
  * `scxctl reload`, and when a backoff timer for a failed scheduler
  * expires. Each reconcile reads the world afresh (cgroups, sysfs, scxd's
  * pins), computes desired state and plan, and applies the plan.
+ *
+ * Bursts of cgroup and kernel events are debounced into one reconcile
+ * (events.h). When events may have been lost or forged (the uevent or
+ * inotify queue overflowed, a uevent not from the kernel) the state is
+ * read again at once (a resync), and a slow safety timer (minutes, after
+ * the last reconcile) catches whatever was missed anyway.
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <linux/netlink.h>
@@ -31,6 +38,7 @@
 #include "check.h"
 #include "control.h"
 #include "desired.h"
+#include "events.h"
 #include "log.h"
 #include "plan.h"
 #include "policy.h"
@@ -48,6 +56,9 @@
 #define BACKOFF_FIRST_USEC (1 * 1000000ULL)
 #define BACKOFF_CAP_USEC (60 * 1000000ULL)
 #define STABLE_USEC (60 * 1000000ULL)	/* up this long: failures are forgiven */
+#define DEBOUNCE_QUIET_USEC (50 * 1000ULL)	/* a burst of events: wait for this much quiet, */
+#define DEBOUNCE_MAX_USEC (250 * 1000ULL)	/* but no longer than this after its first event */
+#define RESYNC_DEFAULT_SEC 300		/* the safety resync, after the last reconcile */
 
 struct backoff {
 	char *cgroup;
@@ -60,6 +71,7 @@ struct backoff {
 struct counters {
 	unsigned reconciles, attaches, detaches, exits, attach_failures;
 	unsigned reloads, reloads_rejected, cgroup_events, kernel_events;
+	unsigned resyncs, safety_resyncs;
 };
 
 struct daemon {
@@ -77,6 +89,12 @@ struct daemon {
 	sd_event *event;
 	sd_event_source *reconcile_source;
 	sd_event_source *retry_timer;
+	sd_event_source *debounce_timer;
+	sd_event_source *resync_timer;
+	struct debounce debounce;
+	uint64_t resync_usec;		/* safety resync interval, 0: none */
+	bool resync_pending;		/* a resync is scheduled: say why only once */
+	size_t last_steps;		/* steps the last reconcile planned */
 	int inotify_fd;
 
 	struct backoff *backoffs;
@@ -257,21 +275,40 @@ static void arm_retry_timer(struct daemon *d)
 
 /* ---- reconcile ---- */
 
+/*
+ * A cgroup path is under 4 KiB, but with the cgroup root in front it may
+ * not fit PATH_MAX: then the watch goes through an O_PATH descriptor.
+ */
+static int watch_cgroup(struct daemon *d, const char *cgroup)
+{
+	const uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR;
+	_cleanup_close_ int root = -1, fd = -1;
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s%s", d->paths.cgroup_root,
+			     streq(cgroup, "/") ? "" : cgroup) < sizeof(path))
+		return inotify_add_watch(d->inotify_fd, path, mask) < 0 ? -errno : 0;
+	root = open(d->paths.cgroup_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root >= 0)
+		fd = openat(root, cgroup + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return inotify_add_watch(d->inotify_fd, path, mask) < 0 ? -errno : 0;
+}
+
 static void watch_cgroups(struct daemon *d, const struct cgroup_list *cgroups)
 {
-	char path[4096];
-
 	if (d->inotify_fd < 0)
 		return;
 	for (size_t i = 0; i < cgroups->n; i++) {
-		snprintf(path, sizeof(path), "%s%s", d->paths.cgroup_root,
-			 streq(cgroups->paths[i], "/") ? "" : cgroups->paths[i]);
 		/* Adding a watch again returns the same one: idempotent. */
-		if (inotify_add_watch(d->inotify_fd, path,
-				      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-				      IN_ONLYDIR) < 0 && errno != ENOENT)
-			log_warning(-errno, ABOUT(.cgroup = cgroups->paths[i]),
-				    "%s: cannot watch for new cgroups: %m", cgroups->paths[i]);
+		int r = watch_cgroup(d, cgroups->paths[i]);
+
+		if (r < 0 && r != -ENOENT)
+			log_warning(r, ABOUT(.cgroup = cgroups->paths[i]),
+				    "%s: cannot watch for new cgroups: %s", cgroups->paths[i],
+				    strerror(-r));
 	}
 }
 
@@ -474,6 +511,14 @@ static void report_strays(struct daemon *d, const struct actual_state *a)
 	d->strays_reported = TAKE_PTR(now);
 }
 
+static void arm_resync_timer(struct daemon *d)
+{
+	if (!d->resync_timer || !d->resync_usec)
+		return;
+	sd_event_source_set_time(d->resync_timer, now_usec() + d->resync_usec);
+	sd_event_source_set_enabled(d->resync_timer, SD_EVENT_ONESHOT);
+}
+
 /* Read the world, compute desired state and plan; print or apply it. */
 static int reconcile(struct daemon *d, bool dry_run)
 {
@@ -487,6 +532,14 @@ static int reconcile(struct daemon *d, bool dry_run)
 	int r;
 
 	d->counters.reconciles++;
+	if (!dry_run) {
+		/* whatever happened before this point is read now */
+		debounce_done(&d->debounce);
+		if (d->debounce_timer)
+			sd_event_source_set_enabled(d->debounce_timer, SD_EVENT_OFF);
+		d->resync_pending = false;
+		arm_resync_timer(d);
+	}
 	r = cgroup_scan(d->paths.cgroup_root, &cgroups);
 	if (r < 0)
 		return log_error(r, ABOUT(.cgroup = "/"), "%s: cannot walk the cgroup tree: %s",
@@ -529,6 +582,7 @@ static int reconcile(struct daemon *d, bool dry_run)
 	if (r < 0)
 		return log_error(r, ABOUT(.file = d->policy_file), "out of memory");
 	report_blocked(d, &plan);
+	d->last_steps = plan.n;
 	if (dry_run) {
 		for (size_t i = 0; i < plan.n; i++)
 			printf("%s %s %s (%s)\n", plan_op_name(plan.steps[i].op),
@@ -661,10 +715,11 @@ static int status_text(struct daemon *d, char **ret)
 	for (size_t i = 0; i < a.n_strays; i++)
 		fprintf(f, "ignored: %s\n", a.strays[i]);
 	fprintf(f, "counters: reconciles %u, attaches %u, attach failures %u, detaches %u, exits %u, "
-		   "reloads %u (rejected %u), cgroup events %u, kernel events %u\n",
+		   "reloads %u (rejected %u), cgroup events %u, kernel events %u, resyncs %u (safety %u)\n",
 		d->counters.reconciles, d->counters.attaches, d->counters.attach_failures,
 		d->counters.detaches, d->counters.exits, d->counters.reloads,
-		d->counters.reloads_rejected, d->counters.cgroup_events, d->counters.kernel_events);
+		d->counters.reloads_rejected, d->counters.cgroup_events, d->counters.kernel_events,
+		d->counters.resyncs, d->counters.safety_resyncs);
 	if (fclose(f) != 0) {
 		free(buf);
 		return -ENOMEM;
@@ -678,6 +733,51 @@ static int status_text(struct daemon *d, char **ret)
 static void schedule_reconcile(struct daemon *d)
 {
 	sd_event_source_set_enabled(d->reconcile_source, SD_EVENT_ONESHOT);
+}
+
+/* An event in a burst: reconcile once the burst is over (events.h). */
+static void schedule_debounced(struct daemon *d)
+{
+	sd_event_source_set_time(d->debounce_timer, debounce_event(&d->debounce, now_usec()));
+	sd_event_source_set_enabled(d->debounce_timer, SD_EVENT_ONESHOT);
+}
+
+/*
+ * Events may have been lost or forged: read the whole state again now,
+ * rather than after the burst. Said once until that reconcile has run.
+ */
+static void request_resync(struct daemon *d, const char *why)
+{
+	d->counters.resyncs++;
+	if (!d->resync_pending)
+		log_notice(ABOUT(.file = d->paths.sysfs),
+			   "%s; reading cgroups, %s and the pins again", why, d->paths.sysfs);
+	d->resync_pending = true;
+	schedule_reconcile(d);
+}
+
+static int on_debounce(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	reconcile(userdata, false);
+	return 0;
+}
+
+/*
+ * The safety resync: minutes after the last reconcile, in case an event
+ * was missed in a way nothing reported. Anything it finds to do says an
+ * event was missed.
+ */
+static int on_safety_resync(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	d->counters.safety_resyncs++;
+	reconcile(d, false);
+	if (d->last_steps)
+		log_notice(ABOUT(.file = d->paths.sysfs),
+			   "safety resync: %zu step(s) were due that no event announced; next one in %" PRIu64 " s",
+			   d->last_steps, d->resync_usec / 1000000);
+	return 0;
 }
 
 static int on_reconcile(sd_event_source *s, void *userdata)
@@ -720,30 +820,68 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
 {
 	struct daemon *d = userdata;
 	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool overflow = false, any = false;
+	ssize_t n;
 
-	while (read(fd, buf, sizeof(buf)) > 0)
-		d->counters.cgroup_events++;
-	schedule_reconcile(d);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i + (ssize_t)sizeof(struct inotify_event) <= n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)(buf + i);
+
+			overflow = overflow || (ev->mask & IN_Q_OVERFLOW);
+			d->counters.cgroup_events++;
+			any = true;
+			i += sizeof(*ev) + ev->len;
+		}
+	}
+	if (overflow)
+		request_resync(d, "the inotify queue for cgroup events overflowed: events were lost");
+	else if (any)
+		schedule_debounced(d);
 	return 0;
 }
 
 static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct daemon *d = userdata;
-	char buf[8192];
-	ssize_t n;
+	const char *resync_why = NULL;
 	bool ours = false;
 
-	while ((n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT)) > 0) {
-		buf[n] = '\0';
-		/* "ACTION@DEVPATH\0KEY=VALUE\0...": only sched_ext's kobjects matter. */
-		for (ssize_t i = 0; i < n; i += strlen(buf + i) + 1)
-			ours = ours || strstr(buf + i, "/kernel/sched_ext");
+	for (;;) {
+		char buf[8192];
+		struct sockaddr_nl from = {};
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr msg = {
+			.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1,
+		};
+		ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
+		int err = n < 0 ? errno : 0;
+		const char *why;
+
+		if (err == EINTR)
+			continue;
+		switch (uevent_classify(n, err, &from, msg.msg_namelen, msg.msg_flags, buf, &why)) {
+		case UEVENT_RESYNC:
+			if (!resync_why)
+				resync_why = why;
+			if (n >= 0 && from.nl_pid != 0)
+				log_debug(ABOUT(.file = d->paths.sysfs),
+					  "uevent from netlink port %" PRIu32 ", not the kernel's (0)",
+					  from.nl_pid);
+			break;
+		case UEVENT_RECONCILE:
+			d->counters.kernel_events++;
+			ours = true;
+			break;
+		case UEVENT_IGNORE:
+			break;
+		}
+		if (n < 0 && err != ENOBUFS)
+			break;	/* EAGAIN: all read */
 	}
-	if (ours) {
-		d->counters.kernel_events++;
-		schedule_reconcile(d);
-	}
+	if (resync_why)
+		request_resync(d, resync_why);
+	else if (ours)
+		schedule_debounced(d);
 	return 0;
 }
 
@@ -789,9 +927,13 @@ static int open_uevent_socket(void)
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
 	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 			NETLINK_KOBJECT_UEVENT);
+	int size = 1024 * 1024;
 
 	if (fd < 0)
 		return -errno;
+	/* Room for a burst (a boot's worth of uevents); an overflow still resyncs. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int r = -errno;
 
@@ -830,6 +972,19 @@ static int setup_events(struct daemon *d)
 	if (r < 0)
 		return log_error(r, NULL, "cannot set up the retry timer: %s", strerror(-r));
 	sd_event_source_set_enabled(d->retry_timer, SD_EVENT_OFF);
+	r = sd_event_add_time(d->event, &d->debounce_timer, CLOCK_MONOTONIC, UINT64_MAX, 10000,
+			      on_debounce, d);
+	if (r < 0)
+		return log_error(r, NULL, "cannot set up the debounce timer: %s", strerror(-r));
+	sd_event_source_set_enabled(d->debounce_timer, SD_EVENT_OFF);
+	d->debounce = (struct debounce){ .quiet_usec = DEBOUNCE_QUIET_USEC,
+					 .max_usec = DEBOUNCE_MAX_USEC };
+	/* accuracy: a tenth of the interval, so the kernel may batch the wakeup */
+	r = sd_event_add_time(d->event, &d->resync_timer, CLOCK_MONOTONIC, UINT64_MAX,
+			      d->resync_usec / 10 ?: 1, on_safety_resync, d);
+	if (r < 0)
+		return log_error(r, NULL, "cannot set up the safety resync timer: %s", strerror(-r));
+	sd_event_source_set_enabled(d->resync_timer, SD_EVENT_OFF);
 
 	d->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (d->inotify_fd < 0)
@@ -863,6 +1018,8 @@ static void daemon_done(struct daemon *d)
 	free(d->strays_reported);
 	sd_event_source_unref(d->reconcile_source);
 	sd_event_source_unref(d->retry_timer);
+	sd_event_source_unref(d->debounce_timer);
+	sd_event_source_unref(d->resync_timer);
 	sd_event_unref(d->event);
 	if (d->inotify_fd >= 0)
 		close(d->inotify_fd);
@@ -926,12 +1083,14 @@ static void help(void)
 	       "     --sysfs DIR       the kernel's sched_ext sysfs tree (default /sys/kernel/sched_ext)\n"
 	       "     --no-strict-modes do not refuse files others can write (development only)\n"
 	       "     --sub-sched=yes|no|auto  whether the kernel has sub-schedulers (default: ask its BTF)\n"
+	       "     --resync-interval SEC  read the whole state again SEC s after the last\n"
+	       "                       reconcile, in case an event was missed (default %d, 0: never)\n"
 	       "  -v --verbose         log debug messages\n"
-	       "  -h --help            this text\n", SCXD_POLICY, SCXD_SCHED_DIR);
+	       "  -h --help            this text\n", SCXD_POLICY, SCXD_SCHED_DIR, RESYNC_DEFAULT_SEC);
 }
 
 enum { OPT_CHECK = 256, OPT_DESCRIBE, OPT_DRY_RUN, OPT_CGROUP_ROOT, OPT_PIN_DIR,
-       OPT_STATE_DIR, OPT_NO_STRICT, OPT_SYSFS, OPT_SUB_SCHED };
+       OPT_STATE_DIR, OPT_NO_STRICT, OPT_SYSFS, OPT_SUB_SCHED, OPT_RESYNC_INTERVAL };
 
 int main(int argc, char **argv)
 {
@@ -947,6 +1106,7 @@ int main(int argc, char **argv)
 		{ "sysfs", required_argument, NULL, OPT_SYSFS },
 		{ "no-strict-modes", no_argument, NULL, OPT_NO_STRICT },
 		{ "sub-sched", required_argument, NULL, OPT_SUB_SCHED },
+		{ "resync-interval", required_argument, NULL, OPT_RESYNC_INTERVAL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -961,6 +1121,7 @@ int main(int argc, char **argv)
 			.sched_dir = getenv("SCXD_SCHED_DIR") ?: SCXD_SCHED_DIR,
 		},
 		.inotify_fd = -1,
+		.resync_usec = RESYNC_DEFAULT_SEC * 1000000ULL,
 	};
 	const char *check = NULL, *describe_name = NULL;
 	_cleanup_free_ char *control = NULL;
@@ -981,6 +1142,21 @@ int main(int argc, char **argv)
 		case OPT_SYSFS: d.paths.sysfs = optarg; break;
 		case OPT_NO_STRICT: strict_modes = false; break;
 		case OPT_SUB_SCHED: sub_sched = optarg; break;
+		case OPT_RESYNC_INTERVAL: {
+			char *end = NULL;
+			unsigned long long sec;
+
+			errno = 0;
+			sec = strtoull(optarg, &end, 10);
+			if (errno || !end || *end || end == optarg || *optarg == '-' ||
+			    sec > 7 * 24 * 3600) {
+				fprintf(stderr, "scxd: --resync-interval: \"%s\" is not a number of seconds up to a week\n",
+					optarg);
+				return 2;
+			}
+			d.resync_usec = sec * 1000000ULL;
+			break;
+		}
 		case 'v': log_max_priority = LOG_DEBUG; break;
 		case 'h': help(); return 0;
 		default: return 2;

@@ -58,6 +58,22 @@ else
 	nok kill-9-restart-adopts "restarts $restarts0->$restarts1, enable_seq $seq0->$seq1, state $(cat /sys/kernel/sched_ext/state)"
 fi
 
+# a uevent that does not come from the kernel (sender port id not 0) is
+# not believed: scxd reads the whole state again, which changes nothing
+if [ -x /payload/churn ]; then
+	seq0=$(cat /sys/kernel/sched_ext/enable_seq)
+	since=$(date +%s)
+	/payload/churn forge-uevent
+	sleep 2
+	said=$(journalctl -u scxd.service --since "@$since" --no-pager -o cat | grep -m1 'not from the kernel')
+	seq1=$(cat /sys/kernel/sched_ext/enable_seq)
+	if [ -n "$said" ] && [ "$seq1" = "$seq0" ] && [ "$(systemctl is-active scxd.service)" = active ]; then
+		ok "forged-uevent-resyncs (\"$said\", enable_seq $seq0->$seq1)"
+	else
+		nok forged-uevent-resyncs "journal: '$said', enable_seq $seq0->$seq1"
+	fi
+fi
+
 # a reload with a broken policy is rejected with file:line:column and
 # changes nothing in the kernel
 cp /etc/scxd/policy.json /run/policy.good

@@ -5,6 +5,8 @@
  *   churn run [OPTIONS]     create/attach/remove cycles, checked from sysfs
  *   churn links [PIN_DIR]   print the id of every link pinned by scxd
  *   churn task MS           the workload a scope runs: spin and sleep MS ms
+ *   churn forge-uevent      send a sched_ext uevent from this process (not the
+ *                           kernel) to the kernel's uevent multicast group
  *
  * "run" mixes three kinds of cycle, all on cgroups the policy matches:
  *   - mkdir under --dir (e.g. /churn/c17), a task moved in right away while
@@ -51,6 +53,8 @@
 #include "util.h"
 
 #include <linux/bpf.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
 
 #define SCX_SYSFS "/sys/kernel/sched_ext"
 #define MAX_SUBS 4096
@@ -736,6 +740,25 @@ static int print_links(const char *pin_dir)
 	return n ? 0 : 1;
 }
 
+/*
+ * A well-formed "the root scheduler changed" uevent, but from a process:
+ * scxd must not take it for the kernel's (its sender port id is not 0).
+ */
+static int forge_uevent(void)
+{
+	static const char msg[] = "change@/kernel/sched_ext/root\0ACTION=change\0"
+				  "DEVPATH=/kernel/sched_ext/root\0SUBSYSTEM=sched_ext\0SEQNUM=1";
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+
+	if (fd < 0 || sendto(fd, msg, sizeof(msg), 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
+		fprintf(stderr, "churn: forge-uevent: %m\n");
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
 static int usage(FILE *f)
 {
 	fputs("usage: churn run [--cycles N] [--max-seconds S] [--warmup N] [--window N]\n"
@@ -744,7 +767,8 @@ static int usage(FILE *f)
 	      "                 [--root-ops OPS] [--scxd-pid PID] [--rss-margin-kb KB] [--label PREFIX]\n"
 	      "                 [--kill-every N]   (self-test: SIGKILL every Nth task, must fail)\n"
 	      "       churn links [PIN_DIR]\n"
-	      "       churn task MS\n", f);
+	      "       churn task MS\n"
+	      "       churn forge-uevent\n", f);
 	return f == stderr ? 2 : 0;
 }
 
@@ -784,6 +808,8 @@ int main(int argc, char **argv)
 
 	if (argc >= 3 && !strcmp(argv[1], "task"))
 		return task_body(atoi(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "forge-uevent"))
+		return forge_uevent();
 	if (argc >= 2 && !strcmp(argv[1], "links"))
 		return print_links(argc >= 3 ? argv[2] : "/sys/fs/bpf/scxd");
 	if (argc < 2 || strcmp(argv[1], "run"))

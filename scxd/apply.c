@@ -425,7 +425,8 @@ char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *r
 	if (fd < 0)
 		return NULL;
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
-	    rec->uei_offset + 16 + 128 + 1024 <= info.value_size &&
+	    rec->uei_offset <= info.value_size &&
+	    info.value_size - rec->uei_offset >= 16 + 128 + 1024 &&
 	    (value = calloc(1, info.value_size)) &&
 	    bpf_map_lookup_elem(fd, &zero, value) == 0) {
 		const unsigned char *u = value + rec->uei_offset;

@@ -247,6 +247,24 @@ static int tunable_cmp(const void *a, const void *b)
 		      ((const struct tunable_value *)b)->name);
 }
 
+/* Sorted by name, each once, each of a size a variable can have. */
+static int check_tunables(struct pin_record *rec, const char **why)
+{
+	if (rec->n_tunables > 1)
+		qsort(rec->tunables, rec->n_tunables, sizeof(*rec->tunables), tunable_cmp);
+	for (size_t i = 0; i < rec->n_tunables; i++) {
+		unsigned sz = rec->tunables[i].size;
+
+		if (!*rec->tunables[i].name)
+			return fail(why, "a tunable has no name");
+		if (sz != 1 && sz != 2 && sz != 4 && sz != 8)
+			return fail(why, "a tunable's \"size\" is not 1, 2, 4 or 8");
+		if (i > 0 && streq(rec->tunables[i].name, rec->tunables[i - 1].name))
+			return fail(why, "a tunable is listed twice");
+	}
+	return 0;
+}
+
 static int parse_tunables(json_t *arr, struct pin_record *rec, const char **why)
 {
 	size_t i;
@@ -268,7 +286,7 @@ static int parse_tunables(json_t *arr, struct pin_record *rec, const char **why)
 		    !json_is_integer(size) || !json_is_integer(raw))
 			return fail(why, "a tunable needs \"name\", \"size\" and \"raw\"");
 		sz = json_integer_value(size);
-		if (sz != 1 && sz != 2 && sz != 4 && sz != 8)
+		if (sz < 0 || sz > 8)
 			return fail(why, "a tunable's \"size\" is not 1, 2, 4 or 8");
 		rec->tunables[i] = (struct tunable_value){
 			.name = strdup(json_string_value(name)),
@@ -278,11 +296,7 @@ static int parse_tunables(json_t *arr, struct pin_record *rec, const char **why)
 			return -ENOMEM;
 		rec->n_tunables = i + 1;
 	}
-	qsort(rec->tunables, rec->n_tunables, sizeof(*rec->tunables), tunable_cmp);
-	for (i = 1; i < rec->n_tunables; i++)
-		if (streq(rec->tunables[i].name, rec->tunables[i - 1].name))
-			return fail(why, "a tunable is listed twice");
-	return 0;
+	return check_tunables(rec, why);
 }
 
 int pin_record_parse(const char *buf, size_t len, struct pin_record *ret, const char **why)
@@ -324,7 +338,7 @@ int pin_record_parse(const char *buf, size_t len, struct pin_record *ret, const 
 	rec.cgid = (uint64_t)json_integer_value(v);
 	v = json_object_get(o, "uei_offset");
 	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 ||
-		  (uint64_t)json_integer_value(v) >= SIZE_MAX))
+		  json_integer_value(v) > UEI_OFFSET_MAX))
 		return fail(why, "\"uei_offset\" is not an offset");
 	if (v)
 		rec.uei_offset = (size_t)json_integer_value(v);
@@ -374,7 +388,7 @@ static int legacy_line(struct pin_record *rec, const char *line)
 		field = &rec->ops;
 	else if (startswith(line, "cgid "))
 		rec->cgid = strtoull(val, NULL, 10);
-	else if (startswith(line, "uei "))
+	else if (startswith(line, "uei ") && strtoull(val, NULL, 10) <= UEI_OFFSET_MAX)
 		rec->uei_offset = strtoull(val, NULL, 10);
 	if (field) {
 		free(*field);
@@ -409,9 +423,13 @@ int pin_record_parse_legacy(const char *buf, size_t len, struct pin_record *ret,
 		return fail(why, "no \"cgroup\" line with a cgroup path");
 	if (!rec.scheduler || !scheduler_name_valid(rec.scheduler))
 		return fail(why, "no \"scheduler\" line");
+	if (rec.cgid > INT64_MAX)
+		return fail(why, "\"cgid\" out of range");
 	if (!rec.ops && !(rec.ops = strdup("")))
 		return -ENOMEM;
-	qsort(rec.tunables, rec.n_tunables, sizeof(*rec.tunables), tunable_cmp);
+	r = check_tunables(&rec, why);
+	if (r < 0)
+		return r;
 	rec.legacy = true;
 	*ret = rec;
 	rec = (struct pin_record){ .uei_offset = SIZE_MAX };

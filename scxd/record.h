@@ -23,6 +23,8 @@
 /* A record file is read up to this size; a bigger one is refused. */
 #define PIN_RECORD_MAX (256 * 1024)
 #define PIN_RECORD_VERSION 1
+/* uei lives in a .data map: an offset beyond this is not one */
+#define UEI_OFFSET_MAX (1 << 24)
 
 /* 32 hex digits: the first 128 bits of SHA-256 of the path. */
 #define PIN_NAME_LEN 32

@@ -135,6 +135,21 @@ static void test_bad_records_are_refused(void)
 		CHECK_INTEQ(pin_record_parse(bad[i], strlen(bad[i]), &rec, &why), -EINVAL);
 		CHECK(why != NULL);
 	}
+	/* what the fuzzer found: text records a JSON record could not say again */
+	static const char *const bad_legacy[] = {
+		"cgroup /a\nscheduler x\ntunable t 4 1\ntunable t 4 2\n",
+		"cgroup /a\nscheduler x\ntunable t 5 1\n",
+		"cgroup /a\nscheduler x\ncgid 18446744073709551615\n",
+		"scheduler x\n", "cgroup a\nscheduler x\n", "cgroup /a\n",
+	};
+	for (size_t i = 0; i < ELEMENTSOF(bad_legacy); i++) {
+		struct pin_record rec;
+		const char *why = NULL;
+
+		CHECK_INTEQ(pin_record_parse_legacy(bad_legacy[i], strlen(bad_legacy[i]), &rec, &why),
+			    -EINVAL);
+		CHECK(why != NULL);
+	}
 }
 
 /* ---- through the files ---- */

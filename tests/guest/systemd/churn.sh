@@ -90,8 +90,17 @@ echo "churn: $(($(date +%s) - t0)) s for $cycles cycles"
 
 # --- kill -9 under churn ---------------------------------------------------------
 seq0=$(cat $scx/enable_seq)
-# the links of nodes the churn does not touch (the root, what the policy keeps)
-stable_links() { $churn links | grep -v -e '^churn' -e '^scxd-churn' | sort; }
+# the links of nodes the churn does not touch (the root, what the policy
+# keeps); a pin is named by a hash, its record says which cgroup it is on
+stable_links() {
+	$churn links | while read -r pin rest; do
+		cg=$(sed -n 's/^ *"cgroup": "\(.*\)",\{0,1\}$/\1/p' "/run/scxd/nodes/$pin.json" 2>/dev/null)
+		case $cg in
+		/churn*|/scxd-churn*) ;;
+		*) echo "$pin $rest" ;;
+		esac
+	done | sort
+}
 links0=$(stable_links)
 restarts0=$(systemctl show -p NRestarts --value scxd.service)
 mkdir -p /sys/fs/cgroup/churn-down

@@ -6,7 +6,7 @@
  * The loop is sd-event. Nothing polls: a reconcile runs when the cgroup
  * tree changes (inotify), when the kernel's sched_ext sysfs tree changes
  * (kobject uevents: a scheduler was enabled or exited), on SIGHUP or
- * `scxctl reload`, and when a backoff timer for a failed scheduler
+ * `scxdctl reload`, and when a backoff timer for a failed scheduler
  * expires. Each reconcile reads the world afresh (cgroups, sysfs, scxd's
  * pins), computes desired state and plan, and applies the plan.
  */

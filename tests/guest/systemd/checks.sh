@@ -84,10 +84,10 @@ if [ -f /payload/detach-exit.sh ]; then
 	fails=$((fails + $?))
 fi
 
-echo "--- scxctl status"
-scxctl status
+echo "--- scxdctl status"
+scxdctl status
 echo "---"
-scxctl status >/dev/null 2>&1 && ok scxctl-status || nok scxctl-status "exit $?"
+scxdctl status >/dev/null 2>&1 && ok scxdctl-status || nok scxdctl-status "exit $?"
 
 echo "--- journal"
 journalctl -u scxd.service --no-pager -o cat | tail -15

@@ -145,7 +145,7 @@ static int client_set_reply(struct control_client *c, json_t *reply)
 	c->out_done = 0;
 	/* a fresh deadline for the peer to read it: the handler may have been long */
 	sd_event_source_set_time(c->timer, now_usec() + CONTROL_TIMEOUT_USEC);
-	return sd_event_source_set_io_events(c->io, EPOLLIN | EPOLLOUT);
+	return sd_event_source_set_io_events(c->io, (c->in_eof ? 0 : EPOLLIN) | EPOLLOUT);
 }
 
 /* An error reply; code (or NULL) is for programs: "permission-denied", ... */
@@ -283,14 +283,18 @@ static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *us
 		if (r < 0)
 			goto drop;
 	}
-	if (c->out && c->out_done == c->out_len) {
-		if (c->in_eof) {
-			client_free(c);
-			return 0;
-		}
-		/* all said: wait for the peer's end of stream, then close */
-		sd_event_source_set_io_events(c->io, EPOLLIN);
+	if (c->out && c->out_done == c->out_len && c->in_eof) {
+		client_free(c);
+		return 0;
 	}
+	/*
+	 * Level-triggered: ask only for what can make progress, or an end of
+	 * stream already read would wake us up in a loop while the peer is
+	 * slow to read its reply. All said and input still open: wait for the
+	 * peer's end of stream, then close.
+	 */
+	sd_event_source_set_io_events(c->io, (c->in_eof ? 0 : EPOLLIN) |
+				      (c->out && c->out_done < c->out_len ? EPOLLOUT : 0));
 	return 0;
 drop:
 	log_debug(ABOUT(.file = c->server->path), "%s: dropping the connection of pid %d: %s",

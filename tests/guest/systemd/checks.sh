@@ -135,6 +135,27 @@ scxdctl status >/dev/null 2>&1 && ok scxdctl-status || nok scxdctl-status "exit 
 v=$(scxdctl --json status | sed -n 's/.*"schema": *\([0-9]*\).*/\1/p' | head -1)
 [ "$v" = 1 ] && ok "scxdctl-status-json-schema-1" || nok scxdctl-status-json-schema-1 "schema '$v'"
 
+# --control-group (SCXD_OPTIONS in /etc/default/scxd): its members may
+# read status but not reload; others cannot connect
+echo 'SCXD_OPTIONS=--control-group=nogroup' > /etc/default/scxd
+systemctl restart scxd.service
+i=0
+while [ "$(systemctl is-active scxd.service)" != active ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+setpriv --reuid=65534 --regid=65534 --clear-groups scxdctl status >/dev/null 2>&1
+member=$?
+setpriv --reuid=65534 --regid=65534 --clear-groups scxdctl reload >/dev/null 2>&1
+member_reload=$?
+setpriv --reuid=65534 --regid=100 --clear-groups scxdctl status >/dev/null 2>&1
+other=$?
+mode=$(stat -c '%a %G' /run/scxd/control 2>/dev/null)
+if [ $member = 0 ] && [ $member_reload = 4 ] && [ $other = 4 ] && [ "$mode" = "660 nogroup" ]; then
+	ok "control-group-reads-root-reloads (socket $mode; member status 0, reload 4; other 4)"
+else
+	nok control-group-reads-root-reloads "socket '$mode'; member status $member, reload $member_reload; other $other"
+fi
+rm -f /etc/default/scxd
+systemctl restart scxd.service
+
 echo "--- journal"
 journalctl -u scxd.service --no-pager -o cat | tail -15
 exit $fails

@@ -259,9 +259,9 @@ static int client_write(struct control_client *c)
 	return 1;
 }
 
-static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+/* Read, answer, write as far as the socket lets us: < 0 drop, 1 done, 0 wait. */
+static int client_progress(struct control_client *c, uint32_t revents)
 {
-	struct control_client *c = userdata;
 	int r;
 
 	if (!c->in_eof && (revents & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
@@ -271,35 +271,40 @@ static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *us
 			c->in_len = 0;
 		}
 		if (r < 0)
-			goto drop;
+			return r;
 		if (c->in_eof && !c->out) {
 			r = client_handle(c);
 			if (r < 0)
-				goto drop;
+				return r;
 		}
 	}
 	if (c->out && c->out_done < c->out_len) {
 		r = client_write(c);
 		if (r < 0)
-			goto drop;
+			return r;
 	}
-	if (c->out && c->out_done == c->out_len && c->in_eof) {
-		client_free(c);
-		return 0;
-	}
+	if (c->out && c->out_done == c->out_len && c->in_eof)
+		return 1;
 	/*
 	 * Level-triggered: ask only for what can make progress, or an end of
 	 * stream already read would wake us up in a loop while the peer is
 	 * slow to read its reply. All said and input still open: wait for the
 	 * peer's end of stream, then close.
 	 */
-	sd_event_source_set_io_events(c->io, (c->in_eof ? 0 : EPOLLIN) |
-				      (c->out && c->out_done < c->out_len ? EPOLLOUT : 0));
-	return 0;
-drop:
-	log_debug(ABOUT(.file = c->server->path), "%s: dropping the connection of pid %d: %s",
-		  c->server->path, (int)c->peer.pid, strerror(-r));
-	client_free(c);
+	return sd_event_source_set_io_events(c->io, (c->in_eof ? 0 : EPOLLIN) |
+					     (c->out && c->out_done < c->out_len ? EPOLLOUT : 0));
+}
+
+static int on_client_io(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+{
+	struct control_client *c = userdata;
+	int r = client_progress(c, revents);
+
+	if (r < 0)
+		log_debug(ABOUT(.file = c->server->path), "%s: dropping the connection of pid %d: %s",
+			  c->server->path, (int)c->peer.pid, strerror(-r));
+	if (r != 0)
+		client_free(c);
 	return 0;
 }
 

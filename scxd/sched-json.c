@@ -51,13 +51,23 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int sched_dir_list_json(const char *dir, json_t **ret)
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static void names_done(struct names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+/* The <name> of every <name>.bpf.o in dir, sorted. */
+static int sched_dir_names(const char *dir, struct names *l)
 {
 	_cleanup_closedir_ DIR *d = opendir(dir);
-	_cleanup_free_ char **names = NULL;
-	size_t n = 0, cap = 0;
 	struct dirent *de;
-	json_t *list;
 
 	if (!d)
 		return -errno;
@@ -66,42 +76,49 @@ int sched_dir_list_json(const char *dir, json_t **ret)
 
 		if (len <= 6 || !streq(de->d_name + len - 6, ".bpf.o"))
 			continue;
-		if (n == cap) {
-			char **p = realloc(names, (cap = 2 * cap + 16) * sizeof(*p));
+		if (l->n == l->cap) {
+			char **p = realloc(l->v, (l->cap = 2 * l->cap + 16) * sizeof(*p));
 
 			if (!p)
-				goto nomem;
-			names = p;
+				return -ENOMEM;
+			l->v = p;
 		}
-		names[n] = strndup(de->d_name, len - 6);
-		if (!names[n])
-			goto nomem;
-		n++;
+		l->v[l->n] = strndup(de->d_name, len - 6);
+		if (!l->v[l->n])
+			return -ENOMEM;
+		l->n++;
 	}
-	qsort(names, n, sizeof(*names), name_cmp);
+	qsort(l->v, l->n, sizeof(*l->v), name_cmp);
+	return 0;
+}
+
+int sched_dir_list_json(const char *dir, json_t **ret)
+{
+	_cleanup_(names_done) struct names names = {};
+	json_t *list;
+	int r;
+
+	r = sched_dir_names(dir, &names);
+	if (r < 0)
+		return r;
 	list = json_array();
-	for (size_t i = 0; list && i < n; i++) {
+	if (!list)
+		return -ENOMEM;
+	for (size_t i = 0; i < names.n; i++) {
 		_cleanup_(sched_info_freep) struct sched_info *s = NULL;
 		_cleanup_free_ char *path = NULL;
-		int r;
 
-		if (asprintf(&path, "%s/%s.bpf.o", dir, names[i]) < 0)
-			break;
-		r = sched_info_load(path, names[i], &s);
+		if (asprintf(&path, "%s/%s.bpf.o", dir, names.v[i]) < 0) {
+			json_decref(list);
+			return -ENOMEM;
+		}
+		r = sched_info_load(path, names.v[i], &s);
 		if (r < 0)
-			json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "name", names[i],
+			json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "name", names.v[i],
 							      "path", path, "error", strerror(-r)));
 		else
 			json_array_append_new(list, sched_info_json(s));
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	if (!list)
-		return -ENOMEM;
 	*ret = list;
 	return 0;
-nomem:
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	return -ENOMEM;
 }

@@ -1298,6 +1298,9 @@ int main(int argc, char **argv)
 	sd_notify(false, "READY=1");
 	r = sd_event_loop(d.event);
 	sd_notify(false, "STOPPING=1");
+	/* ours (we hold the lock): scxdctl then says scxd is not running */
+	control_server_free(TAKE_PTR(d.control));
+	unlink(d.control_path);
 	log_info(ABOUT(.file = d.policy_file),
 		 "exiting; attached schedulers stay pinned under %s for the next scxd to adopt",
 		 d.paths.pin_dir);

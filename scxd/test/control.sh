@@ -205,7 +205,9 @@ else
 	check "root may still reload" "$ctl" -S "$sock" reload
 fi
 stop_scxd
-check "scxd left its lock file and removed nothing of another's" [ -e "$tmp/state/scxd.lock" ]
+check "a stopped scxd removed its own socket" [ ! -e "$sock" ]
+"$ctl" -S "$sock" status >/dev/null 2>&1
+check "status after scxd stopped exits 3 (got $?)" [ $? = 3 ]
 
 echo "control: $passed passed, $failed failed"
 [ $failed = 0 ]

@@ -138,7 +138,7 @@ v=$(scxdctl --json status | sed -n 's/.*"schema": *\([0-9]*\).*/\1/p' | head -1)
 # --control-group (SCXD_OPTIONS in /etc/default/scxd): its members may
 # read status but not reload; others cannot connect
 echo 'SCXD_OPTIONS=--control-group=nogroup' > /etc/default/scxd
-systemctl restart scxd.service
+systemctl restart scxd.service 2>/dev/null
 i=0
 while [ "$(systemctl is-active scxd.service)" != active ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
 setpriv --reuid=65534 --regid=65534 --clear-groups scxdctl status >/dev/null 2>&1
@@ -154,7 +154,7 @@ else
 	nok control-group-reads-root-reloads "socket '$mode'; member status $member, reload $member_reload; other $other"
 fi
 rm -f /etc/default/scxd
-systemctl restart scxd.service
+systemctl restart scxd.service 2>/dev/null
 
 echo "--- journal"
 journalctl -u scxd.service --no-pager -o cat | tail -15

@@ -209,5 +209,32 @@ check "a stopped scxd removed its own socket" [ ! -e "$sock" ]
 "$ctl" -S "$sock" status >/dev/null 2>&1
 check "status after scxd stopped exits 3 (got $?)" [ $? = 3 ]
 
+# --- what systemd hears (NOTIFY_SOCKET): more time before READY=1, RELOADING=1
+# with MONOTONIC_USEC, READY=1 after a reload, STATUS= with the rejection ---
+"$peer" notify "$tmp/notify" 30 >"$tmp/notify.out" &
+notify_pid=$!
+pids+=("$notify_pid")
+for _ in $(seq 50); do [ -S "$tmp/notify" ] && break; sleep 0.05; done
+export NOTIFY_SOCKET=$tmp/notify
+start_scxd || exit 1
+unset NOTIFY_SOCKET
+"$ctl" -S "$sock" reload >/dev/null
+cp "$tmp/bad.json" "$tmp/policy.json"
+"$ctl" -S "$sock" reload >/dev/null 2>&1
+cp "$tmp/good.json" "$tmp/policy.json"
+sleep 0.2
+stop_scxd
+kill "$notify_pid" 2>/dev/null
+sed 's/^/# notify: /' "$tmp/notify.out"
+first=$(grep -n -m1 '^EXTEND_TIMEOUT_USEC=30000000$' "$tmp/notify.out" | cut -d: -f1)
+ready=$(grep -n -m1 '^READY=1$' "$tmp/notify.out" | cut -d: -f1)
+[ -n "$first" ] && [ -n "$ready" ] && [ "$first" -lt "$ready" ]
+check "EXTEND_TIMEOUT_USEC before the first READY=1 (lines ${first:-none}, ${ready:-none})" [ $? = 0 ]
+grep -A1 -E '^RELOADING=1\|MONOTONIC_USEC=[0-9]+$' "$tmp/notify.out" | grep -q '^READY=1$'
+check "a reload sends RELOADING=1 with MONOTONIC_USEC, then READY=1" [ $? = 0 ]
+check "a rejected reload says why in STATUS=" \
+	grep -q '^STATUS=.*; last reload rejected: .*policy.json:3:' "$tmp/notify.out"
+check "STOPPING=1 at the end" grep -q '^STOPPING=1$' "$tmp/notify.out"
+
 echo "control: $passed passed, $failed failed"
 [ $failed = 0 ]

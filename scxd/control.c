@@ -184,9 +184,11 @@ static int client_handle(struct control_client *c)
 	if (c->peer.role == CONTROL_ROLE_NONE)
 		return 0;	/* answered at accept */
 	request = json_loadb(c->in ?: "", c->in_len, JSON_REJECT_DUPLICATES, &err);
-	if (!request || !json_is_object(request)) {
+	if (!request)
+		return client_error(c, "bad-request", "request is not a JSON object: %s", err.text);
+	if (!json_is_object(request)) {
 		json_decref(request);
-		return client_error(c, "bad-request", "request is not a JSON object: %s", request ? "not an object" : err.text);
+		return client_error(c, "bad-request", "request is not a JSON object");
 	}
 	command = json_string_value(json_object_get(request, "command"));
 	if (!command) {

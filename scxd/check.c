@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* scxd --check and scxctl check: validate a policy file as the daemon would. */
+/* scxd --check and scxdctl check: validate a policy file as the daemon would. */
 
 #include <stdio.h>
 #include <string.h>

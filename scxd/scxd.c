@@ -6,7 +6,7 @@
  * The loop is sd-event. Nothing polls: a reconcile runs when the cgroup
  * tree changes (inotify), when the kernel's sched_ext sysfs tree changes
  * (kobject uevents: a scheduler was enabled or exited), on SIGHUP or
- * `scxctl reload`, and when a backoff timer for a failed scheduler
+ * `scxdctl reload`, and when a backoff timer for a failed scheduler
  * expires. Each reconcile reads the world afresh (cgroups, sysfs, scxd's
  * pins), computes desired state and plan, and applies the plan.
  *
@@ -20,12 +20,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <linux/netlink.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -40,9 +43,11 @@
 #include "desired.h"
 #include "events.h"
 #include "log.h"
+#include "message-id.h"
 #include "plan.h"
 #include "policy.h"
 #include "sched-info.h"
+#include "sched-json.h"
 #include "strict.h"
 #include "util.h"
 
@@ -52,6 +57,16 @@
 #ifndef SCXD_POLICY
 #define SCXD_POLICY "/etc/scxd/policy.json"
 #endif
+
+#ifndef SCXD_VERSION
+#define SCXD_VERSION "unknown"
+#endif
+
+/* The "schema" member of `scxdctl status --json`: conf/status.schema.json. */
+#define SCXD_STATUS_SCHEMA 1
+
+/* Before READY=1, ask systemd for this much more time every third of it. */
+#define EXTEND_TIMEOUT_USEC (30 * 1000000ULL)
 
 #define BACKOFF_FIRST_USEC (1 * 1000000ULL)
 #define BACKOFF_CAP_USEC (60 * 1000000ULL)
@@ -78,6 +93,14 @@ struct daemon {
 	struct scxd_paths paths;
 	const char *policy_file;
 	const char *control_path;
+	gid_t control_group;		/* (gid_t)-1: root only */
+	struct control_server *control;
+	int lock_fd;			/* <state dir>/scxd.lock, flock()ed while we run */
+	bool serve_dry_run;		/* --dry-run --serve: run the loop, apply nothing */
+	bool ready;			/* READY=1 sent */
+	uint64_t extend_last;		/* when EXTEND_TIMEOUT_USEC was last sent */
+	char *reload_error;		/* why the last policy load was rejected */
+	char *status_line;		/* what runs, for STATUS= */
 	struct sched_dir_catalog *catalog;
 	struct policy *policy;
 	int sub_sched;			/* 1 yes, 0 no, < 0 no sched_ext */
@@ -118,14 +141,19 @@ static uint64_t now_usec(void)
  * sd-event pings the service watchdog from the loop, but one reconcile can
  * attach hundreds of schedulers (a burst of new cgroups), each a BPF load;
  * under a slow machine that outlasts WatchdogSec=. Ping between steps.
+ * Before READY=1 the first reconcile runs against TimeoutStartSec=
+ * instead: ask for more time as it goes (EXTEND_TIMEOUT_USEC).
  */
 static void watchdog_ping(struct daemon *d)
 {
-	uint64_t now;
+	uint64_t now = now_usec();
 
+	if (!d->ready && now - d->extend_last >= EXTEND_TIMEOUT_USEC / 3) {
+		sd_notifyf(false, "EXTEND_TIMEOUT_USEC=%llu", EXTEND_TIMEOUT_USEC);
+		d->extend_last = now;
+	}
 	if (!d->watchdog_usec)
 		return;
-	now = now_usec();
 	if (now - d->watchdog_last < d->watchdog_usec / 4)
 		return;
 	sd_notify(false, "WATCHDOG=1");
@@ -134,28 +162,62 @@ static void watchdog_ping(struct daemon *d)
 
 /* ---- policy ---- */
 
+/* Why the last load was rejected, one "file:line:column: message" a line. */
+static void policy_error_set(struct daemon *d, const char *file, const char *why)
+{
+	free(d->reload_error);
+	if (asprintf(&d->reload_error, "%s: %s", file, why) < 0)
+		d->reload_error = NULL;
+}
+
+static void policy_error_from_diags(struct daemon *d, int r, const struct diag_list *diags)
+{
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *f;
+
+	if (diags->n == 0) {
+		policy_error_set(d, d->policy_file, strerror(-r));
+		return;
+	}
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	for (size_t i = 0; i < diags->n; i++)
+		fprintf(f, "%s%s", i ? "\n" : "", diags->lines[i]);
+	if (fclose(f) != 0) {
+		free(buf);
+		return;
+	}
+	free(d->reload_error);
+	d->reload_error = buf;
+}
+
 /* The StrictModes check for a policy file and the directory it is in. */
-static int check_policy_file(const char *file)
+static int check_policy_file(struct daemon *d, const char *file)
 {
 	_cleanup_free_ char *why = NULL;
 	int r = strict_check_path(file, &why);
 
-	if (r < 0)
-		return log_error(r, ABOUT(.file = file), "%s: %s", file, why ?: strerror(-r));
-	return 0;
+	if (r < 0) {
+		log_error(r, ABOUT(.file = file), "%s: %s", file, why ?: strerror(-r));
+		policy_error_set(d, file, why ?: strerror(-r));
+	}
+	return r;
 }
 
 static int policy_rejected(struct daemon *d, int r, bool keep)
 {
 	if (keep && d->policy)
-		log_error(r, ABOUT(.file = d->policy_file),
+		log_error(r, ABOUT(.file = d->policy_file, .message_id = SCXD_MESSAGE_RELOAD_REJECTED),
 			  "%s: policy rejected, keeping the running policy", d->policy_file);
 	return r;
 }
 
 /*
  * Load and validate the policy. With 'keep' a failure keeps what runs:
- * the errors are logged and the old policy and catalog stay.
+ * the errors are logged and the old policy and catalog stay. The errors
+ * are kept in d->reload_error for scxdctl reload, status and STATUS=.
  */
 static int load_policy(struct daemon *d, bool keep)
 {
@@ -164,7 +226,9 @@ static int load_policy(struct daemon *d, bool keep)
 	_cleanup_(policy_freep) struct policy *p = NULL;
 	int r;
 
-	r = check_policy_file(d->policy_file);
+	free(d->reload_error);
+	d->reload_error = NULL;
+	r = check_policy_file(d, d->policy_file);
 	if (r < 0)
 		return policy_rejected(d, r, keep);
 	r = sched_dir_catalog_new(d->paths.sched_dir, &catalog);
@@ -173,16 +237,18 @@ static int load_policy(struct daemon *d, bool keep)
 	r = policy_load(d->policy_file, sched_dir_catalog_base(catalog), &diags, &p);
 	for (size_t i = 0; i < diags.n; i++)
 		log_error(0, ABOUT(.file = d->policy_file), "%s", diags.lines[i]);
-	if (r < 0)
+	if (r < 0) {
+		policy_error_from_diags(d, r, &diags);
 		return policy_rejected(d, r, keep);
+	}
 
 	policy_free(d->policy);
 	sched_dir_catalog_free(d->catalog);
 	d->policy = TAKE_PTR(p);
 	d->catalog = TAKE_PTR(catalog);
 	d->log_notes = true;
-	log_info(ABOUT(.file = d->policy_file), "%s: policy loaded, %zu entries",
-		 d->policy_file, d->policy->n_entries);
+	log_info(ABOUT(.file = d->policy_file, .message_id = keep ? SCXD_MESSAGE_RELOAD_APPLIED : NULL),
+		 "%s: policy loaded, %zu entries", d->policy_file, d->policy->n_entries);
 	return 0;
 }
 
@@ -331,7 +397,8 @@ static void handle_exits(struct daemon *d, const struct actual_state *a,
 		d->counters.exits++;
 		if (gone) {
 			log_info(ABOUT(.cgroup = rec->cgroup, .scheduler = rec->scheduler,
-				       .exit_reason = reason ?: "cgroup removed"),
+				       .exit_reason = reason ?: "cgroup removed",
+				       .message_id = SCXD_MESSAGE_DETACHED),
 				 "%s: cgroup removed, scheduler %s detached%s%s", rec->cgroup,
 				 rec->scheduler, reason ? ": " : "", reason ?: "");
 			backoff_forget(d, rec->cgroup);
@@ -340,7 +407,7 @@ static void handle_exits(struct daemon *d, const struct actual_state *a,
 		if (kind == SCXD_EXIT_PARENT) {
 			/* Not its fault: reattached right after its parent. */
 			log_info(ABOUT(.cgroup = rec->cgroup, .scheduler = rec->scheduler,
-				       .exit_reason = reason),
+				       .exit_reason = reason, .message_id = SCXD_MESSAGE_SCHED_EXITED),
 				 "%s: scheduler %s disabled with its parent (%s); reattaching it under the new parent",
 				 rec->cgroup, rec->scheduler, reason);
 			continue;
@@ -348,7 +415,8 @@ static void handle_exits(struct daemon *d, const struct actual_state *a,
 		delay = backoff_fail(d, rec->cgroup, reason ?: "exited");
 
 		log_warning(0, ABOUT(.cgroup = rec->cgroup, .scheduler = rec->scheduler,
-				     .exit_reason = reason ?: "unknown"),
+				     .exit_reason = reason ?: "unknown",
+				     .message_id = SCXD_MESSAGE_SCHED_EXITED),
 			    "%s: scheduler %s exited (%s); its tasks run on %s meanwhile, retrying in %" PRIu64 " s",
 			    rec->cgroup, rec->scheduler, reason ?: "no exit info recorded",
 			    streq(rec->cgroup, "/") ? "the kernel's fair class" : "the parent scheduler",
@@ -380,7 +448,8 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 					 "%s: cannot detach %s: %s", n->cgroup, n->scheduler,
 					 strerror(-r));
 		d->counters.detaches++;
-		log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler),
+		log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
+			       .message_id = SCXD_MESSAGE_DETACHED),
 			 "%s: detached %s (%s)", n->cgroup, n->scheduler, plan_reason_name(s->reason));
 		return 0;
 	}
@@ -408,16 +477,63 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 	}
 	backoff_attached(d, n->cgroup);
 	d->counters.attaches++;
-	log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler),
+	log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
+		       .file = d->policy_file, .message_id = SCXD_MESSAGE_ATTACHED),
 		 "%s: attached %s (%s, cgroup id %" PRIu64 ")", n->cgroup, n->scheduler,
 		 plan_reason_name(s->reason), cgid);
 	return 0;
 }
 
-static void notify_status(struct daemon *d, size_t attached)
+/* STATUS=: what runs (d->status_line), and why the last reload was rejected. */
+static void notify_send_status(struct daemon *d)
 {
-	sd_notifyf(false, "STATUS=%zu schedulers attached, %zu waiting to retry, policy %s",
-		   attached, d->n_backoffs, d->policy_file);
+	const char *e = d->reload_error, *nl = e ? strchr(e, '\n') : NULL;
+
+	sd_notifyf(false, "STATUS=%s%s%.*s", d->status_line ?: "starting",
+		   e ? "; last reload rejected: " : "",
+		   e ? (int)(nl ? nl - e : (ptrdiff_t)strlen(e)) : 0, e ?: "");
+}
+
+static bool plan_blocks(const struct plan *plan, const char *cgroup)
+{
+	for (size_t i = 0; i < plan->n_blocked; i++)
+		if (streq(plan->blocked[i]->cgroup, cgroup))
+			return true;
+	return false;
+}
+
+/*
+ * STATUS= for systemctl status: "3 schedulers on 5 cgroups, policy FILE",
+ * what waits to be retried, and why the last reload was rejected.
+ */
+static void notify_status(struct daemon *d, const struct sched_tree *want, const struct plan *plan,
+			  const char *const *failed, size_t n_failed)
+{
+	_cleanup_free_ const char **names = calloc(want->n + 1, sizeof(*names));
+	size_t n_names = 0, n_cgroups = 0;
+	char retry[64];
+
+	if (!names)
+		return;
+	for (size_t i = 0; i < want->n; i++) {
+		const struct sched_node *n = &want->nodes[i];
+		size_t j;
+
+		if (below_failed(failed, n_failed, n->cgroup) || plan_blocks(plan, n->cgroup))
+			continue;
+		n_cgroups++;
+		for (j = 0; j < n_names && !streq(names[j], n->scheduler); j++)
+			;
+		if (j == n_names)
+			names[n_names++] = n->scheduler;
+	}
+	snprintf(retry, sizeof(retry), ", %zu waiting to retry", d->n_backoffs);
+	free(d->status_line);
+	if (asprintf(&d->status_line, "%zu scheduler%s on %zu cgroup%s, policy %s%s",
+		     n_names, n_names == 1 ? "" : "s", n_cgroups, n_cgroups == 1 ? "" : "s",
+		     d->policy_file, d->n_backoffs ? retry : "") < 0)
+		d->status_line = NULL;
+	notify_send_status(d);
 }
 
 /* Whether blocked node i is the first one its foreign node blocks. */
@@ -602,82 +718,94 @@ static int reconcile(struct daemon *d, bool dry_run)
 		if (!sched_tree_find(&desired.tree, d->backoffs[i].cgroup))
 			backoff_forget(d, d->backoffs[i].cgroup);
 	arm_retry_timer(d);
-	notify_status(d, desired.tree.n - n_failed);
+	notify_status(d, &desired.tree, &plan, failed, n_failed);
 	return 0;
 }
 
-/* ---- status ---- */
+/* ---- status, describe, diff: replies to scxdctl (schema in conf/status.schema.json) ---- */
 
-static void print_events(FILE *f, const char *events, const char *indent)
+/* "NAME VALUE" lines of a sysfs events file → { NAME: VALUE }. */
+static json_t *events_json(const char *events)
 {
-	_cleanup_free_ char *copy = events ? strdup(events) : NULL;
+	_cleanup_free_ char *copy = strdup(events);
+	json_t *o = json_object();
 	char *save = NULL;
-	bool first = true;
 
-	if (!copy)
-		return;
-	fprintf(f, "%sevents:", indent);
+	if (!copy || !o)
+		return o;
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		fprintf(f, "%s%s", first ? " " : ", ", line);
-		first = false;
+		char name[128];
+		long long v;
+
+		if (sscanf(line, "%127s %lld", name, &v) == 2)
+			json_object_set_new(o, name, json_integer(v));
 	}
-	fputc('\n', f);
+	return o;
 }
 
-static void status_row(FILE *f, struct daemon *d, const struct sched_node *want,
-		       const struct sched_node *have, const struct sched_node *blocker,
-		       const struct actual_state *a, const struct cgroup_list *cg)
+static json_t *status_node(struct daemon *d, const struct sched_node *want,
+			   const struct sched_node *have, const struct sched_node *blocker,
+			   const struct actual_state *a, const struct cgroup_list *cg)
 {
 	const struct sched_node *n = want ?: have;
 	const struct backoff *b = backoff_find(d, n->cgroup);
-	const struct kernel_sched *k;
-	char state[600];
 	uint64_t cgid = streq(n->cgroup, "/") ? 1 : cgroup_list_id(cg, n->cgroup);
-	char indent[32];
-	size_t depth = n->depth ? n->depth - 1 : 0;
+	const struct kernel_sched *k = actual_kernel_sched(a, cgid);
+	const char *state;
+	json_t *o;
 
-	if (want && blocker && streq(blocker->cgroup, n->cgroup))
-		snprintf(state, sizeof(state), "blocked: runs %s, not attached by scxd",
-			 blocker->scheduler);
-	else if (want && blocker)
-		snprintf(state, sizeof(state), "blocked: below %.200s, which runs %s, not attached by scxd",
-			 blocker->cgroup, blocker->scheduler);
+	if (want && blocker)
+		state = "blocked";
 	else if (have && have->foreign)
-		snprintf(state, sizeof(state), "foreign (%s, not attached by scxd)", have->scheduler);
+		state = "foreign";
 	else if (want && have && sched_node_same_config(want, have))
-		snprintf(state, sizeof(state), "attached");
+		state = "attached";
 	else if (want && have)
-		snprintf(state, sizeof(state), "attached as %s, to be replaced", have->scheduler);
+		state = "replace";
 	else if (!want)
-		snprintf(state, sizeof(state), "attached, to be detached");
+		state = "detach";
 	else if (b && b->retry_at)
-		snprintf(state, sizeof(state), "backoff: %u failures, retry in %" PRIu64 " s, last: %.400s",
-			 b->failures,
-			 b->retry_at > now_usec() ? (b->retry_at - now_usec()) / 1000000 : 0,
-			 b->reason ?: "?");
+		state = "backoff";
 	else
-		snprintf(state, sizeof(state), "pending");
+		state = "pending";
 
-	snprintf(indent, sizeof(indent), "%*s", (int)(2 * (depth < 8 ? depth : 8)), "");
-	fprintf(f, "%s%-*s %-10s %s\n", indent, (int)(40 - strlen(indent)), n->cgroup,
-		n->scheduler, state);
-	k = actual_kernel_sched(a, cgid);
-	if (k && k->events) {
-		strcat(indent, "    ");
-		print_events(f, k->events, indent);
+	o = json_pack("{s:s, s:I, s:s, s:I, s:s}", "cgroup", n->cgroup, "cgroup_id", (json_int_t)cgid,
+		      "scheduler", n->scheduler, "depth", (json_int_t)n->depth, "state", state);
+	if (!o)
+		return NULL;
+	if (have)
+		json_object_set_new(o, "running", json_string(have->scheduler));
+	if (blocker && want)
+		json_object_set_new(o, "blocked_by",
+				    json_pack("{s:s, s:s}", "cgroup", blocker->cgroup,
+					      "scheduler", blocker->scheduler));
+	if (streq(state, "backoff")) {
+		uint64_t now = now_usec();
+
+		json_object_set_new(o, "backoff",
+				    json_pack("{s:I, s:I, s:s*}", "failures", (json_int_t)b->failures,
+					      "retry_in_sec",
+					      (json_int_t)(b->retry_at > now ? (b->retry_at - now) / 1000000 : 0),
+					      "last_error", b->reason));
 	}
+	if (k && k->events)
+		json_object_set_new(o, "events", events_json(k->events));
+	return o;
 }
 
-static int status_text(struct daemon *d, char **ret)
+static const char *kernel_support_name(int sub_sched)
+{
+	return sub_sched == 1 ? "sub-schedulers" : sub_sched == 0 ? "root-only" : "none";
+}
+
+static int status_json(struct daemon *d, json_t **ret)
 {
 	_cleanup_(cgroup_list_donep) struct cgroup_list cg = {};
 	_cleanup_(actual_state_donep) struct actual_state a = {};
 	_cleanup_(desired_result_donep) struct desired_result want = {};
 	_cleanup_(plan_donep) struct plan plan = {};
 	struct desired_opts opts = { .sub_sched_supported = d->sub_sched == 1 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	json_t *o, *nodes, *ignored;
 	int r;
 
 	r = cgroup_scan(d->paths.cgroup_root, &cg);
@@ -689,43 +817,144 @@ static int status_text(struct daemon *d, char **ret)
 		r = plan_build(&want.tree, &a.tree, &plan);	/* for what is blocked */
 	if (r < 0)
 		return r;
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return -ENOMEM;
-	fprintf(f, "policy: %s (%zu entries)\n", d->policy_file, d->policy->n_entries);
-	fprintf(f, "kernel: %s\n",
-		d->sub_sched == 1 ? "sched_ext with sub-scheduler support" :
-		d->sub_sched == 0 ? "sched_ext without sub-scheduler support: only the root entry applies" :
-				    "no sched_ext");
-	fprintf(f, "%-40s %-10s %s\n", "CGROUP", "SCHEDULER", "STATE");
+	nodes = json_array();
 	for (size_t i = 0; i < want.tree.n; i++) {
 		const struct sched_node *blocker = NULL;
 
 		for (size_t j = 0; j < plan.n_blocked; j++)
 			if (plan.blocked[j] == &want.tree.nodes[i])
 				blocker = plan.blocked_by[j];
-		status_row(f, d, &want.tree.nodes[i],
-			   sched_tree_find(&a.tree, want.tree.nodes[i].cgroup), blocker, &a, &cg);
+		json_array_append_new(nodes, status_node(d, &want.tree.nodes[i],
+							 sched_tree_find(&a.tree, want.tree.nodes[i].cgroup),
+							 blocker, &a, &cg));
 	}
 	for (size_t i = 0; i < a.tree.n; i++)
 		if (!sched_tree_find(&want.tree, a.tree.nodes[i].cgroup))
-			status_row(f, d, NULL, &a.tree.nodes[i], NULL, &a, &cg);
-	if (want.tree.n == 0 && a.tree.n == 0)
-		fprintf(f, "(nothing attached)\n");
+			json_array_append_new(nodes, status_node(d, NULL, &a.tree.nodes[i], NULL, &a, &cg));
+	ignored = json_array();
 	for (size_t i = 0; i < a.n_strays; i++)
-		fprintf(f, "ignored: %s\n", a.strays[i]);
-	fprintf(f, "counters: reconciles %u, attaches %u, attach failures %u, detaches %u, exits %u, "
-		   "reloads %u (rejected %u), cgroup events %u, kernel events %u, resyncs %u (safety %u)\n",
-		d->counters.reconciles, d->counters.attaches, d->counters.attach_failures,
-		d->counters.detaches, d->counters.exits, d->counters.reloads,
-		d->counters.reloads_rejected, d->counters.cgroup_events, d->counters.kernel_events,
-		d->counters.resyncs, d->counters.safety_resyncs);
-	if (fclose(f) != 0) {
-		free(buf);
+		json_array_append_new(ignored, json_string(a.strays[i]));
+	o = json_pack("{s:i, s:{s:s, s:i, s:s, s:I, s:s, s:o*}, s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+		      "schema", SCXD_STATUS_SCHEMA,
+		      "daemon", "version", SCXD_VERSION, "pid", (int)getpid(),
+		      "policy", d->policy_file, "policy_entries", (json_int_t)d->policy->n_entries,
+		      "kernel", kernel_support_name(d->sub_sched),
+		      "last_reload_error", d->reload_error ? json_string(d->reload_error) : NULL,
+		      "nodes", nodes,
+		      "ignored", ignored,
+		      "counters",
+		      "reconciles", (json_int_t)d->counters.reconciles,
+		      "attaches", (json_int_t)d->counters.attaches,
+		      "attach_failures", (json_int_t)d->counters.attach_failures,
+		      "detaches", (json_int_t)d->counters.detaches,
+		      "exits", (json_int_t)d->counters.exits,
+		      "reloads", (json_int_t)d->counters.reloads,
+		      "reloads_rejected", (json_int_t)d->counters.reloads_rejected,
+		      "cgroup_events", (json_int_t)d->counters.cgroup_events,
+		      "kernel_events", (json_int_t)d->counters.kernel_events,
+		      "resyncs", (json_int_t)d->counters.resyncs,
+		      "safety_resyncs", (json_int_t)d->counters.safety_resyncs);
+	if (!o)
 		return -ENOMEM;
-	}
-	*ret = buf;
+	*ret = o;
 	return 0;
+}
+
+/* A scheduler object as the catalog read it: role and tunables. */
+static int describe_json(struct daemon *d, const char *name, json_t **ret)
+{
+	_cleanup_(sched_dir_catalog_freep) struct sched_dir_catalog *c = NULL;
+	const struct sched_info *s;
+	const char *reason = NULL;
+	int r;
+
+	r = sched_dir_catalog_new(d->paths.sched_dir, &c);
+	if (r < 0)
+		return r;
+	r = sched_dir_catalog_base(c)->lookup(sched_dir_catalog_base(c), name, &s, &reason);
+	if (r < 0) {
+		*ret = json_pack("{s:b, s:s++}", "ok", 0, "error", name, ": ", reason ?: strerror(-r));
+		return *ret ? 0 : -ENOMEM;
+	}
+	*ret = json_pack("{s:o}", "scheduler", sched_info_json(s));
+	return *ret ? 0 : -ENOMEM;
+}
+
+static json_t *diags_json(const struct diag_list *diags)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < diags->n; i++)
+		json_array_append_new(a, json_string(diags->lines[i]));
+	return a;
+}
+
+/*
+ * What a reload with this policy text would do now: the plan against the
+ * cgroups and schedulers there are, per cgroup (a detach and an attach of
+ * the same cgroup are one "replace").
+ */
+static int diff_json(struct daemon *d, const char *file, const char *text, size_t len,
+		     json_t **ret)
+{
+	_cleanup_(sched_dir_catalog_freep) struct sched_dir_catalog *catalog = NULL;
+	_cleanup_(diag_list_donep) struct diag_list diags = {};
+	_cleanup_(policy_freep) struct policy *p = NULL;
+	_cleanup_(cgroup_list_donep) struct cgroup_list cg = {};
+	_cleanup_(actual_state_donep) struct actual_state a = {};
+	_cleanup_(desired_result_donep) struct desired_result want = {};
+	_cleanup_(plan_donep) struct plan plan = {};
+	struct desired_opts opts = { .sub_sched_supported = d->sub_sched == 1 };
+	json_t *changes, *o;
+	int r;
+
+	r = sched_dir_catalog_new(d->paths.sched_dir, &catalog);
+	if (r < 0)
+		return r;
+	r = policy_parse(file, text, len, sched_dir_catalog_base(catalog), &diags, &p);
+	if (r < 0) {
+		*ret = json_pack("{s:b, s:s, s:o}", "ok", 0, "error", "the policy is not valid",
+				 "errors", diags_json(&diags));
+		return *ret ? 0 : -ENOMEM;
+	}
+	r = cgroup_scan(d->paths.cgroup_root, &cg);
+	if (r >= 0)
+		r = actual_read(&d->paths, &cg, &a);
+	if (r >= 0)
+		r = desired_build(p, (const char *const *)cg.paths, cg.n, &opts, &want);
+	if (r >= 0)
+		r = plan_build(&want.tree, &a.tree, &plan);
+	if (r < 0)
+		return r;
+
+	changes = json_array();
+	for (size_t i = 0; i < plan.n; i++) {
+		const struct plan_step *s = &plan.steps[i];
+		const char *cgroup = s->node->cgroup;
+		const struct plan_step *other = NULL;
+
+		for (size_t j = 0; j < plan.n; j++)
+			if (j != i && plan.steps[j].op != s->op && streq(plan.steps[j].node->cgroup, cgroup))
+				other = &plan.steps[j];
+		if (other && s->op == PLAN_DETACH)
+			continue;	/* said with its attach */
+		if (other)
+			o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "cgroup", cgroup, "action", "replace",
+				      "scheduler", s->node->scheduler, "from", other->node->scheduler,
+				      "reason", plan_reason_name(s->reason));
+		else
+			o = json_pack("{s:s, s:s, s:s, s:s}", "cgroup", cgroup,
+				      "action", plan_op_name(s->op), "scheduler", s->node->scheduler,
+				      "reason", plan_reason_name(s->reason));
+		json_array_append_new(changes, o);
+	}
+	o = json_array();
+	for (size_t i = 0; i < plan.n_blocked; i++)
+		json_array_append_new(o, json_pack("{s:s, s:s}", "cgroup", plan.blocked[i]->cgroup,
+						   "scheduler", plan.blocked[i]->scheduler));
+	*ret = json_pack("{s:s, s:I, s:o, s:o}", "policy", file, "entries", (json_int_t)p->n_entries,
+			 "changes", changes, "blocked", o);
+	return *ret ? 0 : -ENOMEM;
 }
 
 /* ---- events ---- */
@@ -782,28 +1011,35 @@ static int on_safety_resync(sd_event_source *s, uint64_t usec, void *userdata)
 
 static int on_reconcile(sd_event_source *s, void *userdata)
 {
-	reconcile(userdata, false);
+	reconcile(userdata, ((struct daemon *)userdata)->serve_dry_run);
 	return 0;
 }
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	reconcile(userdata, false);
+	reconcile(userdata, ((struct daemon *)userdata)->serve_dry_run);
 	return 0;
 }
 
+/*
+ * Reload the policy and apply it. systemd hears RELOADING=1 (with the
+ * time, as it asks) and READY=1 once the outcome is known; scxdctl reload
+ * gets the outcome in its reply.
+ */
 static int reload(struct daemon *d)
 {
 	int r;
 
-	sd_notify(false, "RELOADING=1");
+	sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, now_usec());
 	r = load_policy(d, true);
 	if (r < 0)
 		d->counters.reloads_rejected++;
 	else
 		d->counters.reloads++;
 	if (r == 0)
-		reconcile(d, false);
+		reconcile(d, d->serve_dry_run);
+	else
+		notify_send_status(d);
 	sd_notify(false, "READY=1");
 	return r;
 }
@@ -885,41 +1121,68 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	return 0;
 }
 
-static int on_control(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+/* "a\nb" → ["a", "b"] */
+static json_t *lines_json(const char *text)
+{
+	_cleanup_free_ char *copy = text ? strdup(text) : NULL;
+	json_t *a = json_array();
+	char *save = NULL;
+
+	if (!copy || !a)
+		return a;
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		json_array_append_new(a, json_string(l));
+	return a;
+}
+
+/* A request from scxdctl the peer may make (control.c checked). */
+static int on_control_request(void *userdata, const struct control_peer *peer,
+			      const char *command, json_t *request, json_t **reply)
 {
 	struct daemon *d = userdata;
-	_cleanup_close_ int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-	_cleanup_free_ char *text = NULL;
-	char cmd[64];
-	unsigned uid;
 	int r;
 
-	if (c < 0)
-		return 0;
-	r = control_read_request(c, cmd, sizeof(cmd), &uid);
+	if (streq(command, "status")) {
+		json_t *status;
+
+		r = status_json(d, &status);
+		if (r < 0)
+			return r;
+		*reply = json_pack("{s:o}", "status", status);
+		return *reply ? 0 : -ENOMEM;
+	}
+	if (streq(command, "describe")) {
+		const char *name = json_string_value(json_object_get(request, "scheduler"));
+
+		if (!name) {
+			*reply = json_pack("{s:b, s:s}", "ok", 0, "error", "describe needs \"scheduler\"");
+			return *reply ? 0 : -ENOMEM;
+		}
+		return describe_json(d, name, reply);
+	}
+	if (streq(command, "diff")) {
+		json_t *text = json_object_get(request, "policy");
+		const char *file = json_string_value(json_object_get(request, "file"));
+
+		if (!json_is_string(text)) {
+			*reply = json_pack("{s:b, s:s}", "ok", 0, "error", "diff needs \"policy\" (the file's text)");
+			return *reply ? 0 : -ENOMEM;
+		}
+		return diff_json(d, file ?: "(policy)", json_string_value(text),
+				 json_string_length(text), reply);
+	}
+	/* reload */
+	log_info(ABOUT(.file = d->policy_file), "scxdctl reload (pid %d): reloading %s",
+		 (int)peer->pid, d->policy_file);
+	r = reload(d);
 	if (r < 0)
-		return 0;
-	if (uid != 0) {
-		log_warning(0, ABOUT(.file = d->control_path),
-			    "%s: refused command \"%s\" from uid %u: only root controls scxd",
-			    d->control_path, cmd, uid);
-		control_write_all(c, "error\nonly root may control scxd\n");
-		return 0;
-	}
-	if (streq(cmd, "status")) {
-		r = status_text(d, &text);
-		control_write_all(c, r < 0 ? "error\ncannot read the state\n" : "ok\n");
-		if (r >= 0)
-			control_write_all(c, text);
-	} else if (streq(cmd, "reload")) {
-		log_info(ABOUT(.file = d->policy_file), "scxctl reload: reloading %s", d->policy_file);
-		r = reload(d);
-		control_write_all(c, r < 0 ? "error\npolicy rejected, the running policy stays; see the journal for the errors\n"
-				  : "ok\npolicy reloaded\n");
-	} else {
-		control_write_all(c, "error\nunknown command (status, reload)\n");
-	}
-	return 0;
+		*reply = json_pack("{s:b, s:s, s:o}", "ok", 0,
+				   "error", "policy rejected, the running policy stays",
+				   "errors", lines_json(d->reload_error));
+	else
+		*reply = json_pack("{s:s, s:I}", "policy", d->policy_file,
+				   "entries", (json_int_t)d->policy->n_entries);
+	return *reply ? 0 : -ENOMEM;
 }
 
 static int open_uevent_socket(void)
@@ -999,11 +1262,11 @@ static int setup_events(struct daemon *d)
 	else
 		sd_event_add_io(d->event, NULL, fd, EPOLLIN, on_uevent, d);
 
-	fd = control_listen(d->control_path);
-	if (fd < 0)
-		return log_error(fd, ABOUT(.file = d->control_path), "%s: cannot listen: %s",
-				 d->control_path, strerror(-fd));
-	sd_event_add_io(d->event, NULL, fd, EPOLLIN, on_control, d);
+	r = control_server_new(d->event, d->control_path, d->control_group, on_control_request, d,
+			       &d->control);
+	if (r < 0)
+		return log_error(r, ABOUT(.file = d->control_path), "%s: cannot listen: %s; exiting",
+				 d->control_path, strerror(-r));
 	return 0;
 }
 
@@ -1016,6 +1279,9 @@ static void daemon_done(struct daemon *d)
 	free(d->backoffs);
 	free(d->blocked_reported);
 	free(d->strays_reported);
+	free(d->reload_error);
+	free(d->status_line);
+	control_server_free(d->control);
 	sd_event_source_unref(d->reconcile_source);
 	sd_event_source_unref(d->retry_timer);
 	sd_event_source_unref(d->debounce_timer);
@@ -1023,8 +1289,49 @@ static void daemon_done(struct daemon *d)
 	sd_event_unref(d->event);
 	if (d->inotify_fd >= 0)
 		close(d->inotify_fd);
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
 	policy_free(d->policy);
 	sched_dir_catalog_free(d->catalog);
+}
+
+/* ---- one instance ---- */
+
+/*
+ * Take <state dir>/scxd.lock: an flock() on an fd kept open for as long as
+ * scxd runs (the kernel drops it when the process dies, however it dies),
+ * with the holder's pid written in the file for the next one's message.
+ * Returns -EBUSY with *holder set when another scxd has it; the caller
+ * then leaves the control socket, which is the other one's, alone.
+ */
+static int instance_lock(struct daemon *d, pid_t *holder)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int fd = -1;
+	char buf[32];
+	ssize_t n;
+	int len;
+
+	if (asprintf(&path, "%s/scxd.lock", d->paths.state_dir) < 0)
+		return -ENOMEM;
+	if (mkdir(d->paths.state_dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK)
+			return -errno;
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		*holder = (pid_t)strtol(buf, NULL, 10);
+		return -EBUSY;
+	}
+	len = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, len, 0) != len)
+		return -errno;
+	d->lock_fd = TAKE_FD(fd);
+	return 0;
 }
 
 /* ---- command line ---- */
@@ -1070,13 +1377,15 @@ static int describe(struct daemon *d, const char *name)
 static void help(void)
 {
 	printf("Usage: scxd [OPTIONS]\n"
-	       "       scxd --check FILE | --describe SCHEDULER | --dry-run\n\n"
+	       "       scxd --check FILE | --describe SCHEDULER | --dry-run [--serve] | --version\n\n"
 	       "Keeps sched_ext schedulers attached to cgroups as the policy says.\n\n"
 	       "  -p --policy FILE     policy file (default %s)\n"
 	       "  -s --sched-dir DIR   scheduler objects (default $SCXD_SCHED_DIR or %s)\n"
 	       "     --check FILE      validate FILE and exit: 0 only if it is valid\n"
 	       "     --describe NAME   list a scheduler's tunables from its BTF\n"
 	       "     --dry-run         print the plan for the current state and exit\n"
+	       "     --serve           with --dry-run: keep running and answer scxdctl, apply nothing\n"
+	       "     --control-group=GROUP  members of GROUP may use scxdctl's read-only commands\n"
 	       "     --cgroup-root DIR cgroup2 mount (default /sys/fs/cgroup)\n"
 	       "     --pin-dir DIR     bpffs directory for links (default /sys/fs/bpf/scxd)\n"
 	       "     --state-dir DIR   runtime state and control socket (default /run/scxd)\n"
@@ -1086,11 +1395,14 @@ static void help(void)
 	       "     --resync-interval SEC  read the whole state again SEC s after the last\n"
 	       "                       reconcile, in case an event was missed (default %d, 0: never)\n"
 	       "  -v --verbose         log debug messages\n"
-	       "  -h --help            this text\n", SCXD_POLICY, SCXD_SCHED_DIR, RESYNC_DEFAULT_SEC);
+	       "  -h --help            this text\n"
+	       "     --version         print the version and exit\n",
+	       SCXD_POLICY, SCXD_SCHED_DIR, RESYNC_DEFAULT_SEC);
 }
 
 enum { OPT_CHECK = 256, OPT_DESCRIBE, OPT_DRY_RUN, OPT_CGROUP_ROOT, OPT_PIN_DIR,
-       OPT_STATE_DIR, OPT_NO_STRICT, OPT_SYSFS, OPT_SUB_SCHED, OPT_RESYNC_INTERVAL };
+       OPT_STATE_DIR, OPT_NO_STRICT, OPT_SYSFS, OPT_SUB_SCHED, OPT_RESYNC_INTERVAL, OPT_SERVE,
+       OPT_CONTROL_GROUP, OPT_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -1109,6 +1421,9 @@ int main(int argc, char **argv)
 		{ "resync-interval", required_argument, NULL, OPT_RESYNC_INTERVAL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "serve", no_argument, NULL, OPT_SERVE },
+		{ "control-group", required_argument, NULL, OPT_CONTROL_GROUP },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{}
 	};
 	struct daemon d = {
@@ -1122,8 +1437,12 @@ int main(int argc, char **argv)
 		},
 		.inotify_fd = -1,
 		.resync_usec = RESYNC_DEFAULT_SEC * 1000000ULL,
+		.lock_fd = -1,
+		.control_group = (gid_t)-1,
 	};
-	const char *check = NULL, *describe_name = NULL;
+	const char *check = NULL, *describe_name = NULL, *control_group = NULL;
+	bool serve = false;
+	pid_t holder = 0;
 	_cleanup_free_ char *control = NULL;
 	const char *sub_sched = "auto";
 	bool dry_run = false;
@@ -1159,12 +1478,28 @@ int main(int argc, char **argv)
 		}
 		case 'v': log_max_priority = LOG_DEBUG; break;
 		case 'h': help(); return 0;
+		case OPT_SERVE: serve = true; break;
+		case OPT_CONTROL_GROUP: control_group = optarg; break;
+		case OPT_VERSION: printf("scxd %s\n", SCXD_VERSION); return 0;
 		default: return 2;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "scxd: unexpected argument \"%s\"\n", argv[optind]);
 		return 2;
+	}
+	if (serve && !dry_run) {
+		fprintf(stderr, "scxd: --serve goes with --dry-run\n");
+		return 2;
+	}
+	if (control_group) {
+		struct group *g = getgrnam(control_group);
+
+		if (!g) {
+			fprintf(stderr, "scxd: --control-group=%s: no such group\n", control_group);
+			return 2;
+		}
+		d.control_group = g->gr_gid;
 	}
 	if (check)
 		return scxd_check(check, d.paths.sched_dir) < 0 ? 1 : 0;
@@ -1181,12 +1516,13 @@ int main(int argc, char **argv)
 		log_error(0, ABOUT(.file = d.policy_file), "%s: no valid policy, exiting", d.policy_file);
 		return 1;
 	}
-	if (dry_run) {
+	if (dry_run && !serve) {
 		r = reconcile(&d, true);
 		daemon_done(&d);
 		return r < 0 ? 1 : 0;
 	}
-	if (geteuid() != 0) {
+	d.serve_dry_run = serve;
+	if (!serve && geteuid() != 0) {
 		daemon_done(&d);
 		log_error(-EPERM, NULL, "scxd must run as root (it loads BPF schedulers)");
 		return 1;
@@ -1196,13 +1532,34 @@ int main(int argc, char **argv)
 			    "the kernel's BTF has no sched_ext_ops (%s): nothing can be attached",
 			    strerror(-d.sub_sched));
 
-	r = setup_events(&d);
-	if (r < 0)
+	r = instance_lock(&d, &holder);
+	if (r == -EBUSY) {
+		log_error(r, ABOUT(.file = d.paths.state_dir),
+			  "another scxd (pid %d) is running with the state directory %s; exiting and leaving its socket %s alone",
+			  (int)holder, d.paths.state_dir, d.control_path);
+		daemon_done(&d);
+		return 3;
+	}
+	if (r < 0) {
+		log_error(r, ABOUT(.file = d.paths.state_dir), "%s/scxd.lock: cannot take the lock: %s; exiting",
+			  d.paths.state_dir, strerror(-r));
+		daemon_done(&d);
 		return 1;
-	reconcile(&d, false);
+	}
+	r = setup_events(&d);
+	if (r < 0) {
+		daemon_done(&d);
+		return 1;
+	}
+	watchdog_ping(&d);	/* the first EXTEND_TIMEOUT_USEC */
+	reconcile(&d, d.serve_dry_run);
+	d.ready = true;
 	sd_notify(false, "READY=1");
 	r = sd_event_loop(d.event);
 	sd_notify(false, "STOPPING=1");
+	/* ours (we hold the lock): scxdctl then says scxd is not running */
+	control_server_free(TAKE_PTR(d.control));
+	unlink(d.control_path);
 	log_info(ABOUT(.file = d.policy_file),
 		 "exiting; attached schedulers stay pinned under %s for the next scxd to adopt",
 		 d.paths.pin_dir);

@@ -94,8 +94,8 @@ else
 		rmdir /sys/fs/cgroup/bench-burst
 	fi
 fi
-echo "== scxctl status"
-scxctl status | head -12
+echo "== scxdctl status"
+scxdctl status | head -12
 echo "== scxd's warnings over the run, by kind (numbers and cgroups below the first level folded)"
 journalctl -u scxd.service -p warning --no-pager -o cat |
 	sed -e 's|\(/[^/ :]*\)/[^ :]*|\1/*|g' -e 's/[0-9][0-9.]*/N/g' | sort | uniq -c | sort -rn | head -8

@@ -3,10 +3,10 @@
 #
 # Runs inside the QEMU guest (busybox, as root): scxd against the real
 # kernel. Prints one "ok - guest/scxd/NAME" or "not ok - ..." line per check
-# and the outputs worth reading (scxctl status, scxd's log).
-#   /payload/bin/{scxd,scxctl}   /payload/sched/*.bpf.o
+# and the outputs worth reading (scxdctl status, scxd's log).
+#   /payload/bin/{scxd,scxdctl}   /payload/sched/*.bpf.o
 SCXD=/payload/bin/scxd
-SCXCTL=/payload/bin/scxctl
+SCXDCTL=/payload/bin/scxdctl
 SCHED=/payload/sched
 LOG=/tmp/scxd.log
 SYS=/sys/kernel/sched_ext
@@ -64,10 +64,10 @@ check root-pinned wait_for 20 test -e $ROOT_PIN/link
 if [ $sub = no ]; then
 	check unsupported-children-said-once [ "$(grep -c 'no sched_ext sub-scheduler support' $LOG)" = 1 ]
 fi
-echo "--- scxctl status"
-$SCXCTL status; st=$?
+echo "--- scxdctl status"
+$SCXDCTL status; st=$?
 echo "---"
-check scxctl-status [ $st = 0 ]
+check scxdctl-status [ $st = 0 ]
 
 # The lifecycle checks below use fifo at the root, so that they test scxd
 # whatever the state of the parent scheduler.
@@ -91,7 +91,7 @@ check idle-no-wakeups [ "$v1" = "$v0" ]
 # 3. A bad reload is rejected and the running state stays.
 cp /etc/scxd/policy.json /tmp/good.json
 printf '{"version": 1, "entries": [{"cgroup": "/", "scheduler": "nope"}]}\n' > /etc/scxd/policy.json
-$SCXCTL reload >/tmp/reload.out 2>&1; rc=$?
+$SCXDCTL reload >/tmp/reload.out 2>&1; rc=$?
 check bad-reload-rejected [ $rc = 1 ]
 check bad-reload-logged grep -q 'policy.json:1:.*unknown scheduler "nope"' $LOG
 check bad-reload-kept-running grep -q 'policy rejected, keeping the running policy' $LOG
@@ -106,9 +106,9 @@ start_scxd
 sleep 1
 check restart-adopts [ "$(grep -c ': attached ' $LOG)" = "$attaches_before" ]
 check restart-root-unchanged root_is scxd_fifo
-check restart-status-attached sh -c "$SCXCTL status | grep -Eq '^/ +fifo +attached'"
-echo "--- scxctl status (after the restart)"
-$SCXCTL status
+check restart-status-attached sh -c "$SCXDCTL status | grep -Eq '^/ +fifo +attached'"
+echo "--- scxdctl status (after the restart)"
+$SCXDCTL status
 echo "---"
 
 # 5. SIGHUP with a different root scheduler replaces it.
@@ -143,8 +143,8 @@ if [ $sub = yes ]; then
 	sleep 1
 	check child-adopted-on-restart [ "$(grep -c ': attached ' $LOG)" = "$before" ]
 	check child-still-attached test -e $SYS/root/sub/sub-$id/ops
-	echo "--- scxctl status (children)"
-	$SCXCTL status
+	echo "--- scxdctl status (children)"
+	$SCXDCTL status
 	echo "---"
 else
 	echo "skip - guest/scxd/children (kernel without sub-scheduler support)"
@@ -153,9 +153,9 @@ fi
 # 8. The control socket is root's alone.
 check control-socket-mode [ "$(stat -c %a /run/scxd/control)" = 600 ]
 grep -q '^nobody:' /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
-su nobody -s /bin/sh -c "$SCXCTL status" > /tmp/nobody.out 2>&1; rc=$?
+su nobody -s /bin/sh -c "$SCXDCTL status" > /tmp/nobody.out 2>&1; rc=$?
 cat /tmp/nobody.out
-check control-refuses-non-root sh -c "[ $rc = 1 ] && grep -q 'only root may control scxd' /tmp/nobody.out"
+check control-refuses-non-root sh -c "[ $rc = 4 ] && grep -q 'Permission denied' /tmp/nobody.out"
 
 stop_scxd
 echo "--- scxd log"

@@ -74,14 +74,16 @@ if [ -x /payload/churn ]; then
 	fi
 fi
 
-# a reload with a broken policy is rejected with file:line:column and
-# changes nothing in the kernel
+# a reload with a broken policy is rejected with file:line:column,
+# changes nothing in the kernel, and fails `systemctl reload` (ExecReload=
+# is scxdctl reload, which waits for the outcome); a good one succeeds
 cp /etc/scxd/policy.json /run/policy.good
 printf '{\n  "version": 1,\n  "entries": [ { "cgroup": "/", "scheduler": } ]\n}\n' > /etc/scxd/policy.json
 seq0=$(cat /sys/kernel/sched_ext/enable_seq)
 since=$(date +%s)
-systemctl reload scxd.service
-sleep 3
+systemctl reload scxd.service 2>/dev/null
+reload_rc=$?
+sleep 1
 err=$(journalctl -u scxd.service --since "@$since" --no-pager -o cat | grep -m1 'policy.json:3:')
 seq1=$(cat /sys/kernel/sched_ext/enable_seq)
 if [ -n "$err" ] && [ "$seq1" = "$seq0" ] && [ "$(systemctl is-active scxd.service)" = active ] &&
@@ -90,20 +92,85 @@ if [ -n "$err" ] && [ "$seq1" = "$seq0" ] && [ "$(systemctl is-active scxd.servi
 else
 	nok broken-reload-keeps-state "journal: '$err', enable_seq $seq0->$seq1, ops $(cat /sys/kernel/sched_ext/root/ops 2>/dev/null)"
 fi
+[ $reload_rc != 0 ] && ok "systemctl-reload-fails-when-rejected (exit $reload_rc)" ||
+	nok systemctl-reload-fails-when-rejected "systemctl reload exited 0"
+st=$(systemctl show -p StatusText --value scxd.service)
+case "$st" in
+*"last reload rejected: "*policy.json:3:*) ok "status-text-says-why-rejected ($st)" ;;
+*) nok status-text-says-why-rejected "StatusText: '$st'" ;;
+esac
 cp /run/policy.good /etc/scxd/policy.json
 systemctl reload scxd.service
+reload_rc=$?
+st=$(systemctl show -p StatusText --value scxd.service)
+[ $reload_rc = 0 ] && ok "systemctl-reload-succeeds-when-valid" ||
+	nok systemctl-reload-succeeds-when-valid "systemctl reload exited $reload_rc"
+case "$st" in
+*" on "*" cgroup"*", policy /etc/scxd/policy.json"*"last reload"*) nok status-text-after-good-reload "StatusText: '$st'" ;;
+*" on "*" cgroup"*", policy /etc/scxd/policy.json"*) ok "status-text-after-good-reload ($st)" ;;
+*) nok status-text-after-good-reload "StatusText: '$st'" ;;
+esac
+
+# journal entries: the caller's CODE_FILE (not log.c), a MESSAGE_ID on
+# attach and on both reload outcomes, no empty SCXD_*= fields
+jfield() {	# MESSAGE_ID FIELD: the field of the newest entry with that id
+	journalctl -u scxd.service MESSAGE_ID="$1" -o export --no-pager 2>/dev/null |
+		sed -n "s/^$2=//p" | tail -1
+}
+for m in attached:611a8a21f5944fc0b7b691d3f6e51407 reload-applied:15ac16a231264bfc923b9023248839d4 \
+	 reload-rejected:87d1002c7e2f49dea2baa33bd808e9e7; do
+	id=${m#*:} what=${m%%:*}
+	file=$(jfield "$id" CODE_FILE) line=$(jfield "$id" CODE_LINE) func=$(jfield "$id" CODE_FUNC)
+	if [ -n "$file" ] && [ "$file" != log.c ] && [ -n "$line" ] && [ -n "$func" ]; then
+		ok "journal-message-id-$what (CODE_FILE=$file CODE_LINE=$line CODE_FUNC=$func)"
+	else
+		nok "journal-message-id-$what" "no entry with MESSAGE_ID=$id from the caller's code (CODE_FILE='$file')"
+	fi
+done
+empty=$(journalctl -u scxd.service -o export --no-pager | grep -c '^SCXD_[A-Z_]*=$')
+[ "$empty" = 0 ] && ok "journal-no-empty-fields" || nok journal-no-empty-fields "$empty empty SCXD_*= fields"
+logc=$(journalctl -u scxd.service -o export --no-pager | grep -c '^CODE_FILE=log.c$')
+[ "$logc" = 0 ] && ok "journal-code-file-is-the-caller" || nok journal-code-file-is-the-caller "$logc entries say CODE_FILE=log.c"
 
 # a reload that removes a subtree; children that error or stall
 # (detach-exit.sh, handed in with its payloads by tests/guest/systemd/run)
 if [ -f /payload/detach-exit.sh ]; then
 	sh /payload/detach-exit.sh
 	fails=$((fails + $?))
+	# its children exited on purpose: the journal has them under their MESSAGE_ID
+	n=$(journalctl -u scxd.service MESSAGE_ID=9a15828eb66f4bfb829304a050e7f335 -o cat --no-pager | wc -l)
+	file=$(jfield 9a15828eb66f4bfb829304a050e7f335 CODE_FILE)
+	[ "$n" -gt 0 ] && [ "$file" = scxd.c ] && ok "journal-message-id-sched-exited ($n entries, CODE_FILE=$file)" ||
+		nok journal-message-id-sched-exited "$n entries, CODE_FILE='$file'"
 fi
 
-echo "--- scxctl status"
-scxctl status
+echo "--- scxdctl status"
+scxdctl status
 echo "---"
-scxctl status >/dev/null 2>&1 && ok scxctl-status || nok scxctl-status "exit $?"
+scxdctl status >/dev/null 2>&1 && ok scxdctl-status || nok scxdctl-status "exit $?"
+v=$(scxdctl --json status | sed -n 's/.*"schema": *\([0-9]*\).*/\1/p' | head -1)
+[ "$v" = 1 ] && ok "scxdctl-status-json-schema-1" || nok scxdctl-status-json-schema-1 "schema '$v'"
+
+# --control-group (SCXD_OPTIONS in /etc/default/scxd): its members may
+# read status but not reload; others cannot connect
+echo 'SCXD_OPTIONS=--control-group=nogroup' > /etc/default/scxd
+systemctl restart scxd.service 2>/dev/null
+i=0
+while [ "$(systemctl is-active scxd.service)" != active ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+setpriv --reuid=65534 --regid=65534 --clear-groups scxdctl status >/dev/null 2>&1
+member=$?
+setpriv --reuid=65534 --regid=65534 --clear-groups scxdctl reload >/dev/null 2>&1
+member_reload=$?
+setpriv --reuid=65534 --regid=100 --clear-groups scxdctl status >/dev/null 2>&1
+other=$?
+mode=$(stat -c '%a %G' /run/scxd/control 2>/dev/null)
+if [ $member = 0 ] && [ $member_reload = 4 ] && [ $other = 4 ] && [ "$mode" = "660 nogroup" ]; then
+	ok "control-group-reads-root-reloads (socket $mode; member status 0, reload 4; other 4)"
+else
+	nok control-group-reads-root-reloads "socket '$mode'; member status $member, reload $member_reload; other $other"
+fi
+rm -f /etc/default/scxd
+systemctl restart scxd.service 2>/dev/null
 
 echo "--- journal"
 journalctl -u scxd.service --no-pager -o cat | tail -15

@@ -60,14 +60,14 @@ systemctl reload scxd.service
 if ops=$(wait_root wparent 30); then
 	ok "policy (wparent at the root, children on /churn/*, /churn-down/*, /scxd-churn.slice/*)"
 else
-	echo "skip - guest/churn/parent-policy (wparent did not load within 30 s: $(scxctl status 2>&1 | awk '$1 == "/" { $1 = ""; print; exit }' | cut -c1-200); using a vtime root alone)"
+	echo "skip - guest/churn/parent-policy (wparent did not load within 30 s: $(scxdctl status 2>&1 | awk '$1 == "/" { $1 = ""; print; exit }' | cut -c1-200); using a vtime root alone)"
 	install -m 0644 /run/policy.root.json /etc/scxd/policy.json
 	systemctl reload scxd.service
 	if ops=$(wait_root vtime 30); then
 		ok "policy (vtime at the root alone)"
 	else
 		nok policy "no root scheduler after 30 s: state $(cat $scx/state), ops '$(cat $scx/root/ops 2>/dev/null)'"
-		scxctl status
+		scxdctl status
 		exit 1
 	fi
 fi
@@ -138,7 +138,7 @@ else
 fi
 
 # catching up with the cgroups made while it was down
-status=$(scxctl status 2>&1)
+status=$(scxdctl status 2>&1)
 # sub-schedulers: the kernel's BTF has sched_ext_ops.sub_cgroup_id (root/sub
 # itself exists only while the root scheduler can host children)
 if grep -qa sub_cgroup_id /sys/kernel/btf/vmlinux; then
@@ -169,9 +169,9 @@ else
 	[ "${n:-0}" = 6 ] && ok "kill9-catches-up (restarted scxd counts the 6 cgroups made while it was down as matching child entries; no sub-schedulers in this kernel)" ||
 		nok kill9-catches-up "restarted scxd reported '${n:-nothing}' cgroups matching child entries, want the 6 made while it was down"
 	rmdir /sys/fs/cgroup/churn-down/d6
-	status=$(scxctl status 2>&1)
+	status=$(scxdctl status 2>&1)
 fi
-echo "--- scxctl status after the restart"
+echo "--- scxdctl status after the restart"
 echo "$status" | head -20
 echo "---"
 for i in 1 2 3 4 5; do rmdir /sys/fs/cgroup/churn-down/d$i; done

@@ -116,7 +116,7 @@ start_ticker -g $cg/workload/api /run/t.api
 start_ticker -g $cg/other /run/t.other
 if ! wait_until '[ -n "$(subdir /workload/api)" ] && [ -n "$(subdir /other)" ]' 60; then
 	nok reload-detach-setup "no sub-schedulers for /workload/api ('$(subdir /workload/api)') and /other ('$(subdir /other)') after 60 s"
-	scxctl status
+	scxdctl status
 else
 	parent_dir=$(subdir /workload)
 	api_dir=$(subdir /workload/api)
@@ -191,7 +191,7 @@ start_ticker -g $cg/fail-err /run/t.err
 start_ticker -g $cg/fail-stall /run/t.stall
 if ! wait_until '[ -n "$(subdir /fail-err)" ] && [ -n "$(subdir /fail-stall)" ]' 60; then
 	nok child-exit-setup "test-fail not attached to /fail-err, /fail-stall after 60 s"
-	scxctl status
+	scxdctl status
 	journalctl -u scxd.service --no-pager -o cat | tail -10
 else
 	other0=$(subdir_ino /other) olink0=$(link /other) root_link0=$(link /)
@@ -215,7 +215,7 @@ else
 			break
 		fi
 		g_first=$(counter /run/t.err)
-		[ $rounds = 1 ] && status_seen=$(scxctl status | grep '^ */fail-err ')
+		[ $rounds = 1 ] && status_seen=$(scxdctl status | grep '^ */fail-err ')
 		wait $trig
 		trig_ticks="$trig_ticks $(counter /run/t.fail)"
 		t_end=$(($(cut -d. -f1 /proc/uptime) + 30))
@@ -236,7 +236,7 @@ else
 	journal "$c" > /run/j.err
 	echo "# journal for /fail-err (monotonic s, priority, message; SCXD_EXIT_REASON):"
 	awk -F'\t' '$2 == "/fail-err" { printf "#   %.3f p%s %s\n", $1 / 1e6, $4, $6; if ($5 != "") print "#       SCXD_EXIT_REASON=" $5 }' /run/j.err
-	echo "# scxctl status in the second gap: $status_seen"
+	echo "# scxdctl status in the second gap: $status_seen"
 
 	exit_line=$(awk -F'\t' '$2 == "/fail-err" && $3 == "test-fail" && $4 == 4 && $5 ~ /^BPF error, kind 1025/ && $5 ~ /named scxd-fail/ { print $5; exit }' /run/j.err)
 	if [ -n "$exit_line" ]; then

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scxdctl: talk to scxd. status, describe, diff and reload go over the
+ * control socket (control.h: one JSON request, one JSON reply); check and
+ * list read the policy and the scheduler objects locally, exactly as scxd
+ * would, so they work without a running daemon. The exit status says what
+ * went wrong (scxdctl(1), EXIT STATUS).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "control.h"
+#include "sched-json.h"
+#include "strict.h"
+#include "util.h"
+
+#ifndef SCXD_SCHED_DIR
+#define SCXD_SCHED_DIR "/usr/lib/scxd"
+#endif
+#ifndef SCXD_VERSION
+#define SCXD_VERSION "unknown"
+#endif
+
+enum {
+	EXIT_OK = 0,
+	EXIT_FAILED = 1,	/* scxd (or check) said no: rejected policy, unknown scheduler */
+	EXIT_USAGE = 2,
+	EXIT_UNREACHABLE = 3,	/* no scxd, no answer in time, or an answer that is not one */
+	EXIT_DENIED = 4,	/* not root (nor in the control group, for read-only commands) */
+};
+
+#define READ_TIMEOUT_USEC (30 * 1000000ULL)
+
+struct options {
+	const char *socket_path;
+	const char *sched_dir;
+	bool json;
+	uint64_t timeout_usec;	/* 0: the command's default */
+};
+
+static void help(void)
+{
+	printf("Usage: scxdctl [OPTIONS] COMMAND [ARG]\n\n"
+	       "Commands answered by scxd:\n"
+	       "  status              the cgroups, their schedulers and state, counters\n"
+	       "  describe SCHEDULER  a scheduler's role and tunables, as scxd reads them\n"
+	       "  diff FILE           what a reload with FILE as the policy would change, per cgroup\n"
+	       "  reload              reload the policy; waits, fails if it is rejected\n"
+	       "Commands run here:\n"
+	       "  check [FILE]        validate a policy file (default /etc/scxd/policy.json)\n"
+	       "  list                the installed schedulers, their roles and tunables\n\n"
+	       "  -S --socket PATH    control socket (default %s)\n"
+	       "  -s --sched-dir DIR  scheduler objects for check and list (default $SCXD_SCHED_DIR or %s)\n"
+	       "  -j --json           print scxd's reply (or list) as JSON\n"
+	       "  -t --timeout SEC    give up waiting for scxd after SEC seconds (default 30, reload: none)\n"
+	       "     --no-strict-modes  check: accept files others can write\n"
+	       "  -h --help\n"
+	       "     --version\n", SCXD_CONTROL_SOCKET, SCXD_SCHED_DIR);
+}
+
+/* ---- talking to scxd ---- */
+
+static int call(const struct options *o, json_t *request, uint64_t timeout_usec, json_t **reply)
+{
+	const char *error, *code;
+	int r;
+
+	if (!request)
+		return EXIT_FAILED;
+	r = control_call(o->socket_path, request, o->timeout_usec ?: timeout_usec, reply);
+	json_decref(request);
+	if (r < 0) {
+		fprintf(stderr, "scxdctl: %s: %s%s\n", o->socket_path, strerror(-r),
+			r == -ENOENT || r == -ECONNREFUSED ? " (is scxd running?)" :
+			r == -EACCES ? " (only root and scxd's control group may talk to scxd)" :
+			r == -EPROTO ? " (the reply is not a JSON object)" : "");
+		return r == -EACCES ? EXIT_DENIED : EXIT_UNREACHABLE;
+	}
+	if (json_is_true(json_object_get(*reply, "ok")))
+		return EXIT_OK;
+	error = json_string_value(json_object_get(*reply, "error"));
+	code = json_string_value(json_object_get(*reply, "code"));
+	if (!o->json) {
+		json_t *e;
+		size_t i;
+
+		fprintf(stderr, "scxdctl: %s\n", error ?: "scxd refused the request");
+		json_array_foreach(json_object_get(*reply, "errors"), i, e)
+			fprintf(stderr, "%s\n", json_string_value(e) ?: "?");
+	}
+	return code && streq(code, "permission-denied") ? EXIT_DENIED : EXIT_FAILED;
+}
+
+static void print_json(const json_t *j)
+{
+	char *s = json_dumps(j, JSON_INDENT(2));
+
+	if (s)
+		puts(s);
+	free(s);
+}
+
+static int reply_done(const struct options *o, json_t *reply, int ret)
+{
+	if (o->json && reply)
+		print_json(reply);
+	json_decref(reply);
+	return ret;
+}
+
+/* ---- status ---- */
+
+static const char *str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key)) ?: "";
+}
+
+static json_int_t num(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+static void print_node(const json_t *n)
+{
+	const char *state = str(n, "state"), *running = str(n, "running");
+	size_t depth = num(n, "depth") ? num(n, "depth") - 1 : 0;
+	const json_t *events = json_object_get(n, "events");
+	char text[600], indent[32];
+
+	if (streq(state, "foreign"))
+		snprintf(text, sizeof(text), "foreign (%s, not attached by scxd)", running);
+	else if (streq(state, "blocked")) {
+		const json_t *b = json_object_get(n, "blocked_by");
+
+		if (streq(str(b, "cgroup"), str(n, "cgroup")))
+			snprintf(text, sizeof(text), "blocked: runs %s, not attached by scxd",
+				 str(b, "scheduler"));
+		else
+			snprintf(text, sizeof(text), "blocked: below %.200s, which runs %s, not attached by scxd",
+				 str(b, "cgroup"), str(b, "scheduler"));
+	}
+	else if (streq(state, "replace"))
+		snprintf(text, sizeof(text), "attached as %s, to be replaced", running);
+	else if (streq(state, "detach"))
+		snprintf(text, sizeof(text), "attached, to be detached");
+	else if (streq(state, "backoff")) {
+		const json_t *b = json_object_get(n, "backoff");
+
+		snprintf(text, sizeof(text), "backoff: %" JSON_INTEGER_FORMAT " failures, retry in %"
+			 JSON_INTEGER_FORMAT " s, last: %.400s", num(b, "failures"),
+			 num(b, "retry_in_sec"), *str(b, "last_error") ? str(b, "last_error") : "?");
+	} else
+		snprintf(text, sizeof(text), "%s", state);
+
+	snprintf(indent, sizeof(indent), "%*s", (int)(2 * (depth < 8 ? depth : 8)), "");
+	printf("%s%-*s %-10s %s\n", indent, (int)(40 - strlen(indent)), str(n, "cgroup"),
+	       str(n, "scheduler"), text);
+	if (json_object_size(events) > 0) {
+		const char *name;
+		json_t *v;
+		bool first = true;
+
+		printf("%s    events:", indent);
+		json_object_foreach((json_t *)events, name, v) {
+			printf("%s%s %" JSON_INTEGER_FORMAT, first ? " " : ", ", name, json_integer_value(v));
+			first = false;
+		}
+		printf("\n");
+	}
+}
+
+static void print_status(const json_t *st)
+{
+	const json_t *d = json_object_get(st, "daemon"), *c = json_object_get(st, "counters");
+	const json_t *nodes = json_object_get(st, "nodes"), *n;
+	const char *kernel = str(d, "kernel");
+	size_t i;
+
+	printf("policy: %s (%" JSON_INTEGER_FORMAT " entries)\n", str(d, "policy"),
+	       num(d, "policy_entries"));
+	if (json_object_get(d, "last_reload_error"))
+		printf("last reload rejected: %s\n", str(d, "last_reload_error"));
+	printf("kernel: %s\n",
+	       streq(kernel, "sub-schedulers") ? "sched_ext with sub-scheduler support" :
+	       streq(kernel, "root-only") ? "sched_ext without sub-scheduler support: only the root entry applies" :
+					    "no sched_ext");
+	printf("%-40s %-10s %s\n", "CGROUP", "SCHEDULER", "STATE");
+	json_array_foreach(nodes, i, n)
+		print_node(n);
+	if (json_array_size(nodes) == 0)
+		printf("(nothing attached)\n");
+	json_array_foreach(json_object_get(st, "ignored"), i, n)
+		printf("ignored: %s\n", json_string_value(n));
+	printf("counters: reconciles %" JSON_INTEGER_FORMAT ", attaches %" JSON_INTEGER_FORMAT
+	       ", attach failures %" JSON_INTEGER_FORMAT ", detaches %" JSON_INTEGER_FORMAT
+	       ", exits %" JSON_INTEGER_FORMAT ", reloads %" JSON_INTEGER_FORMAT
+	       " (rejected %" JSON_INTEGER_FORMAT "), cgroup events %" JSON_INTEGER_FORMAT
+	       ", kernel events %" JSON_INTEGER_FORMAT ", resyncs %" JSON_INTEGER_FORMAT
+	       " (safety %" JSON_INTEGER_FORMAT ")\n",
+	       num(c, "reconciles"), num(c, "attaches"), num(c, "attach_failures"),
+	       num(c, "detaches"), num(c, "exits"), num(c, "reloads"), num(c, "reloads_rejected"),
+	       num(c, "cgroup_events"), num(c, "kernel_events"), num(c, "resyncs"),
+	       num(c, "safety_resyncs"));
+}
+
+static int cmd_status(const struct options *o)
+{
+	json_t *reply = NULL;
+	int r = call(o, json_pack("{s:s}", "command", "status"), READ_TIMEOUT_USEC, &reply);
+
+	if (r == EXIT_OK && o->json) {
+		print_json(json_object_get(reply, "status"));
+		json_decref(reply);
+		return r;
+	}
+	if (r == EXIT_OK)
+		print_status(json_object_get(reply, "status"));
+	json_decref(reply);
+	return r;
+}
+
+/* ---- describe, list ---- */
+
+static void print_sched(const json_t *s)
+{
+	const json_t *t;
+	size_t i;
+
+	if (json_object_get(s, "error")) {
+		printf("%-12s %-6s cannot read %s: %s\n", str(s, "name"), "?", str(s, "path"),
+		       str(s, "error"));
+		return;
+	}
+	printf("%-12s %-6s %s\n", str(s, "name"), str(s, "role"), str(s, "path"));
+	json_array_foreach(json_object_get(s, "tunables"), i, t) {
+		const json_t *def = json_object_get(t, "default"), *v;
+		const char *name;
+
+		printf("  %-24s %-5s default ", str(t, "name"), str(t, "type"));
+		if (json_is_boolean(def))
+			printf("%s", json_is_true(def) ? "true" : "false");
+		else
+			printf("%" JSON_INTEGER_FORMAT, json_integer_value(def));
+		json_object_foreach((json_t *)json_object_get(t, "values"), name, v)
+			printf(" %s=%" JSON_INTEGER_FORMAT, name, json_integer_value(v));
+		printf("\n");
+	}
+}
+
+static int cmd_describe(const struct options *o, const char *name)
+{
+	json_t *reply = NULL;
+	int r = call(o, json_pack("{s:s, s:s}", "command", "describe", "scheduler", name),
+		     READ_TIMEOUT_USEC, &reply);
+
+	if (r == EXIT_OK && !o->json)
+		print_sched(json_object_get(reply, "scheduler"));
+	return reply_done(o, reply, r);
+}
+
+static int cmd_list(const struct options *o)
+{
+	json_t *list, *s;
+	size_t i;
+	int r;
+
+	r = sched_dir_list_json(o->sched_dir, &list);
+	if (r < 0) {
+		fprintf(stderr, "scxdctl: %s: %s\n", o->sched_dir, strerror(-r));
+		return EXIT_FAILED;
+	}
+	if (o->json)
+		print_json(list);
+	else {
+		printf("%-12s %-6s %s\n", "SCHEDULER", "ROLE", "OBJECT / TUNABLES");
+		json_array_foreach(list, i, s)
+			print_sched(s);
+		if (json_array_size(list) == 0)
+			printf("(no schedulers in %s)\n", o->sched_dir);
+	}
+	json_decref(list);
+	return EXIT_OK;
+}
+
+/* ---- diff, reload ---- */
+
+/* The policy file's text, read here with the caller's rights: scxd gets bytes, not a path. */
+static int read_policy(const char *file, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 0;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	for (;;) {
+		ssize_t n;
+
+		if (len + 4096 > cap) {
+			char *b = realloc(buf, cap = 2 * cap + 8192);
+
+			if (!b)
+				return -ENOMEM;
+			buf = b;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += n;
+		if (len > CONTROL_REQUEST_MAX - 4096)
+			return -EFBIG;
+	}
+	*ret = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
+}
+
+static int cmd_diff(const struct options *o, const char *file)
+{
+	_cleanup_free_ char *text = NULL;
+	json_t *reply = NULL, *c;
+	size_t len = 0, i;
+	int r;
+
+	r = read_policy(file, &text, &len);
+	if (r < 0) {
+		fprintf(stderr, "scxdctl: %s: %s\n", file,
+			r == -EINVAL ? "not a regular file" : strerror(-r));
+		return EXIT_FAILED;
+	}
+	r = call(o, json_pack("{s:s, s:s, s:s%}", "command", "diff", "file", file, "policy", text, len),
+		 READ_TIMEOUT_USEC, &reply);
+	if (r != EXIT_OK || o->json)
+		return reply_done(o, reply, r);
+	json_array_foreach(json_object_get(reply, "changes"), i, c) {
+		const char *action = str(c, "action");
+
+		if (streq(action, "replace"))
+			printf("replace %s: %s -> %s (%s)\n", str(c, "cgroup"), str(c, "from"),
+			       str(c, "scheduler"), str(c, "reason"));
+		else
+			printf("%s %s: %s (%s)\n", action, str(c, "cgroup"), str(c, "scheduler"),
+			       str(c, "reason"));
+	}
+	json_array_foreach(json_object_get(reply, "blocked"), i, c)
+		printf("blocked %s: %s (a scheduler scxd did not attach runs there)\n",
+		       str(c, "cgroup"), str(c, "scheduler"));
+	if (json_array_size(json_object_get(reply, "changes")) == 0)
+		printf("no changes: a reload with %s would leave every cgroup as it is\n", file);
+	return reply_done(o, reply, r);
+}
+
+static int cmd_reload(const struct options *o)
+{
+	json_t *reply = NULL;
+	int r = call(o, json_pack("{s:s}", "command", "reload"), 0, &reply);
+
+	if (r == EXIT_OK && !o->json)
+		printf("%s: policy reloaded, %" JSON_INTEGER_FORMAT " entries\n", str(reply, "policy"),
+		       num(reply, "entries"));
+	return reply_done(o, reply, r);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "socket", required_argument, NULL, 'S' },
+		{ "sched-dir", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "no-strict-modes", no_argument, NULL, 256 },
+		{ "version", no_argument, NULL, 257 },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct options o = {
+		.socket_path = SCXD_CONTROL_SOCKET,
+		.sched_dir = getenv("SCXD_SCHED_DIR") ?: SCXD_SCHED_DIR,
+	};
+	const char *cmd, *arg;
+	int c, nargs;
+
+	while ((c = getopt_long(argc, argv, "S:s:jt:h", options, NULL)) >= 0) {
+		switch (c) {
+		case 'S': o.socket_path = optarg; break;
+		case 's': o.sched_dir = optarg; break;
+		case 'j': o.json = true; break;
+		case 't': o.timeout_usec = strtoull(optarg, NULL, 10) * 1000000ULL; break;
+		case 256: strict_modes = false; break;
+		case 257: printf("scxdctl %s\n", SCXD_VERSION); return EXIT_OK;
+		case 'h': help(); return EXIT_OK;
+		default: return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		help();
+		return EXIT_USAGE;
+	}
+	cmd = argv[optind];
+	nargs = argc - optind - 1;
+	arg = nargs > 0 ? argv[optind + 1] : NULL;
+
+	if (streq(cmd, "check") && nargs <= 1)
+		return scxd_check(arg ?: "/etc/scxd/policy.json", o.sched_dir) < 0 ? EXIT_FAILED : EXIT_OK;
+	if (streq(cmd, "status") && nargs == 0)
+		return cmd_status(&o);
+	if (streq(cmd, "reload") && nargs == 0)
+		return cmd_reload(&o);
+	if (streq(cmd, "list") && nargs == 0)
+		return cmd_list(&o);
+	if (streq(cmd, "describe") && nargs == 1)
+		return cmd_describe(&o, arg);
+	if (streq(cmd, "diff") && nargs == 1)
+		return cmd_diff(&o, arg);
+	fprintf(stderr, "scxdctl: \"%s\" with %d argument%s: see scxdctl --help "
+		"(status, describe SCHEDULER, diff FILE, reload, check [FILE], list)\n",
+		cmd, nargs, nargs == 1 ? "" : "s");
+	return EXIT_USAGE;
+}

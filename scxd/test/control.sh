@@ -1,0 +1,243 @@
+#!/bin/bash
+# The control socket and scxdctl against a running scxd (--dry-run --serve
+# on a fake cgroup tree and sysfs: the daemon's loop, socket and state
+# reading, nothing applied). Glue for meson test; the peers that misbehave
+# are control-peer.c.
+# Usage: control.sh SCXD SCXDCTL CONTROL_PEER SCHED_DIR POLICY VERSION
+set -u
+scxd=$1 ctl=$2 peer=$3 sched_dir=$4 policy_src=$5 version=$6
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+passed=0 failed=0
+ok() { echo "ok: $*"; passed=$((passed + 1)); }
+nok() { echo "FAILED: $*"; failed=$((failed + 1)); }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# a tree nobody but root could write, readable by the uid the peer tests use
+chmod 755 "$tmp"
+mkdir -p "$tmp/cg/scxd-demo.slice/web.scope" "$tmp/cg/scxd-demo.slice/batch.scope" \
+	"$tmp/cg/workload/a" "$tmp/sys/root" "$tmp/pins" "$tmp/state"
+cp "$policy_src" "$tmp/policy.json"
+sock=$tmp/state/control
+
+start_scxd() {	# extra args; sets scxd_pid
+	"$scxd" --dry-run --serve --no-strict-modes --sub-sched=yes --policy "$tmp/policy.json" \
+		--sched-dir "$sched_dir" --cgroup-root "$tmp/cg" --sysfs "$tmp/sys" \
+		--pin-dir "$tmp/pins" --state-dir "$tmp/state" "$@" >"$tmp/scxd.out" 2>"$tmp/scxd.err" &
+	scxd_pid=$!
+	pids+=("$scxd_pid")
+	for _ in $(seq 100); do
+		[ -S "$sock" ] && "$ctl" -S "$sock" status >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	echo "scxd did not come up:"; cat "$tmp/scxd.err"
+	return 1
+}
+stop_scxd() {
+	kill "$scxd_pid" 2>/dev/null
+	wait "$scxd_pid" 2>/dev/null
+}
+
+# --- versions -----------------------------------------------------------------
+check "scxd --version is the project's ($version)" [ "$("$scxd" --version)" = "scxd $version" ]
+check "scxdctl --version is the project's ($version)" [ "$("$ctl" --version)" = "scxdctl $version" ]
+
+# --- list: the scheduler objects, their roles and tunables, no daemon needed ---
+list=$("$ctl" -s "$sched_dir" list)
+check "list: wparent is a parent, with its tunables" \
+	grep -Eq '^wparent +parent ' <<<"$list"
+check "list: fifo is a leaf" grep -Eq '^fifo +leaf ' <<<"$list"
+check "list: enum tunables with their values" grep -q 'mode .*MODE_FAIR=0' <<<"$list"
+check "list --json: one object per object file ($(ls "$sched_dir"/*.bpf.o | wc -l))" \
+	[ "$("$ctl" -s "$sched_dir" --json list | grep -c '"role"')" = "$(ls "$sched_dir"/*.bpf.o | wc -l)" ]
+
+# --- no daemon: exit 3 ------------------------------------------------------------
+"$ctl" -S "$sock" status >/dev/null 2>&1
+check "status with no scxd exits 3 (got $?)" [ $? = 3 ]
+
+start_scxd || exit 1
+
+# --- the lost reply: 1000 status calls in a tight loop --------------------------
+fails=0 t0=$(now_ms)
+for _ in $(seq 1000); do
+	out=$("$ctl" -S "$sock" status 2>&1) && [[ $out == *"counters: "* ]] || fails=$((fails + 1))
+done
+t1=$(now_ms)
+echo "# 1000 scxdctl status calls: $fails failed, $((t1 - t0)) ms"
+check "1000 status calls in a tight loop, 0 failures (got $fails)" [ $fails = 0 ]
+
+# and four loops at once, status and reload mixed
+par=()
+for k in 1 2 3 4; do
+	( f=0; for _ in $(seq 100); do
+		"$ctl" -S "$sock" status >/dev/null 2>&1 || f=$((f + 1))
+		"$ctl" -S "$sock" reload >/dev/null 2>&1 || f=$((f + 1))
+	done; echo $f >"$tmp/par.$k" ) &
+	par+=($!)
+done
+wait "${par[@]}"
+pfails=$(awk '{s += $1} END {print s}' "$tmp"/par.*)
+echo "# 4 parallel loops of 100 status + 100 reload: $pfails failed"
+check "800 concurrent status/reload calls, 0 failures (got $pfails)" [ "$pfails" = 0 ]
+
+# --- silent clients do not hold anyone up ---------------------------------------
+"$peer" idle "$sock" 5 8 >"$tmp/idle.out" &
+idle_pid=$!
+pids+=("$idle_pid")
+for _ in $(seq 50); do grep -q open "$tmp/idle.out" && break; sleep 0.05; done
+t0=$(now_ms)
+"$ctl" -S "$sock" status >/dev/null 2>&1
+rc=$? t1=$(now_ms)
+echo "# status with 5 idle connections open: exit $rc in $((t1 - t0)) ms"
+check "5 idle connections: status still answers in under 1 s (exit $rc, $((t1 - t0)) ms)" \
+	[ $rc = 0 -a $((t1 - t0)) -lt 1000 ]
+sleep 6	# past the 5 s deadline: scxd dropped them and said so
+check "idle connections are closed at their deadline, with a warning" \
+	grep -q "did not send its request within 5 s" "$tmp/scxd.err"
+kill "$idle_pid" 2>/dev/null
+
+# --- framing errors get an error reply, not silence ------------------------------
+r=$("$peer" raw "$sock" 'status')
+check "a request that is not JSON: error reply ($r)" grep -q '"code": *"bad-request"' <<<"$r"
+r=$("$peer" raw "$sock" '{"command":"frobnicate"}')
+check "an unknown command: error reply" grep -q '"code": *"unknown-command"' <<<"$r"
+r=$("$peer" raw "$sock" '{"command":"status"}')
+check "a raw status request: one JSON object with schema 1" grep -q '"schema": *1' <<<"$r"
+
+# --- status --json -----------------------------------------------------------------
+js=$("$ctl" -S "$sock" --json status)
+check "status --json: schema 1, the daemon's version and pid" \
+	grep -q "\"version\": \"$version\"" <<<"$js"
+check "status --json: nodes with state" grep -q '"state": "pending"' <<<"$js"
+
+# --- diff: the plan of a reload with another file, computed by scxd, not applied ---
+# web.scope runs vtime, attached by a previous scxd (as in dry-run.sh)
+echo wparent >"$tmp/sys/root/ops"
+echo enabled >"$tmp/sys/state"
+web_id=$(stat -c %i "$tmp/cg/scxd-demo.slice/web.scope")
+pin_name() { printf %s "$1" | sha256sum | cut -c1-32; }
+root_pin=$(pin_name /) web_pin=$(pin_name /scxd-demo.slice/web.scope)
+mkdir -p "$tmp/sys/root/sub/sub-$web_id" "$tmp/pins/$root_pin" "$tmp/pins/$web_pin" \
+	"$tmp/state/nodes"
+echo vtime >"$tmp/sys/root/sub/sub-$web_id/ops"
+touch "$tmp/pins/$root_pin/link" "$tmp/pins/$web_pin/link"
+printf '{"version": 1, "cgroup": "/", "scheduler": "wparent", "ops": "wparent", "cgid": 1}\n' \
+	>"$tmp/state/nodes/$root_pin.json"
+printf '{"version": 1, "cgroup": "/scxd-demo.slice/web.scope", "scheduler": "vtime", "ops": "vtime", "cgid": %s}\n' \
+	"$web_id" >"$tmp/state/nodes/$web_pin.json"
+sed 's/"vtime"/"fifo"/' "$tmp/policy.json" >"$tmp/new.json"
+before=$("$ctl" -S "$sock" --json status | grep -c '"state"')
+d=$("$ctl" -S "$sock" diff "$tmp/new.json")
+echo "$d" | sed 's/^/# diff: /'
+check "diff: web.scope would be replaced, vtime -> fifo" \
+	grep -q "^replace /scxd-demo.slice/web.scope: vtime -> fifo (changed)" <<<"$d"
+check "diff: batch.scope would be attached" grep -q "^attach /scxd-demo.slice/batch.scope: fifo (new)" <<<"$d"
+check "diff: the root stays (not in the plan)" bash -c '! grep -q " /: " <<<"$1"' _ "$d"
+check "diff applied nothing: status still shows web.scope attached with vtime" \
+	bash -c '"$1" -S "$2" status | grep -Eq "^ +/scxd-demo.slice/web.scope +vtime +attached$"' _ "$ctl" "$sock"
+d=$("$ctl" -S "$sock" diff "$tmp/policy.json")
+check "diff with the running policy: only what is pending" bash -c '! grep -q "^replace" <<<"$1"' _ "$d"
+printf '{\n  "version": 1,\n  "entries": [ { "cgroup": "/", "scheduler": } ]\n}\n' >"$tmp/bad.json"
+d=$("$ctl" -S "$sock" diff "$tmp/bad.json" 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q "bad.json:3:" <<<"$d"
+check "diff with an invalid file exits 1 naming file:line:column (exit $rc)" [ $? = 0 ]
+
+# --- reload: waits for the outcome, fails when the policy is rejected ------------
+cp "$tmp/policy.json" "$tmp/good.json"
+cp "$tmp/bad.json" "$tmp/policy.json"
+out=$("$ctl" -S "$sock" reload 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q "policy.json:3:" <<<"$out"
+check "reload of a broken policy exits 1 with file:line:column (exit $rc: $(head -2 <<<"$out" | tr '\n' ' '))" [ $? = 0 ]
+check "status names the rejected reload" \
+	bash -c '"$1" -S "$2" status | grep -q "^last reload rejected: .*policy.json:3:"' _ "$ctl" "$sock"
+cp "$tmp/good.json" "$tmp/policy.json"
+out=$("$ctl" -S "$sock" reload 2>&1)
+check "reload of a good policy exits 0 (exit $?: $out)" [ $? = 0 ]
+
+# --- one instance --------------------------------------------------------------
+"$scxd" --dry-run --serve --no-strict-modes --sub-sched=yes --policy "$tmp/policy.json" \
+	--sched-dir "$sched_dir" --cgroup-root "$tmp/cg" --sysfs "$tmp/sys" \
+	--pin-dir "$tmp/pins" --state-dir "$tmp/state" >/dev/null 2>"$tmp/second.err"
+rc=$?
+echo "# second scxd: exit $rc: $(cat "$tmp/second.err")"
+[ $rc = 3 ] && grep -q "another scxd (pid $scxd_pid)" "$tmp/second.err"
+check "a second scxd exits 3 naming the first one's pid ($scxd_pid)" [ $? = 0 ]
+"$ctl" -S "$sock" status >/dev/null
+check "the first scxd's socket still answers (exit $?)" [ $? = 0 ]
+check "the lock file holds the first one's pid" [ "$(cat "$tmp/state/scxd.lock")" = "$scxd_pid" ]
+
+# --- who may ask what ----------------------------------------------------------
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+	echo "skip: uid and group checks need root and setpriv"
+else
+	as() { local u=$1 g=$2; shift 2; setpriv --reuid="$u" --regid="$g" --clear-groups "$@"; }
+	as 65534 65534 "$ctl" -S "$sock" status >/dev/null 2>&1
+	check "root only: uid 65534 cannot connect, exit 4 (got $?)" [ $? = 4 ]
+	# past the file mode: scxd itself refuses at accept, from SO_PEERCRED
+	chmod 0711 "$tmp/state"
+	chmod 0666 "$sock"
+	out=$(as 65534 65534 "$ctl" -S "$sock" status 2>&1)
+	rc=$?
+	[ $rc = 4 ] && grep -q "permission denied" <<<"$out"
+	check "root only: a peer past the file mode is refused by scxd, exit 4 (got $rc: $out)" [ $? = 0 ]
+	check "the refusal is logged with the peer's uid" grep -q "refused a connection from uid 65534" "$tmp/scxd.err"
+	stop_scxd
+
+	start_scxd --control-group=nogroup || exit 1
+	check "--control-group: socket 0660 root:nogroup" [ "$(stat -c '%a %U:%G' "$sock")" = "660 root:nogroup" ]
+	check "--control-group: state directory 0710 root:nogroup" \
+		[ "$(stat -c '%a %U:%G' "$tmp/state")" = "710 root:nogroup" ]
+	as 65534 65534 "$ctl" -S "$sock" status >/dev/null 2>&1
+	check "a member of the control group may read status (exit $?)" [ $? = 0 ]
+	as 65534 65534 "$ctl" -S "$sock" diff "$tmp/new.json" >/dev/null 2>&1
+	check "a member of the control group may diff (exit $?)" [ $? = 0 ]
+	out=$(as 65534 65534 "$ctl" -S "$sock" reload 2>&1)
+	rc=$?
+	check "a member of the control group may not reload: exit 4 (got $rc: $out)" [ $rc = 4 ]
+	as 65534 100 "$ctl" -S "$sock" status >/dev/null 2>&1
+	check "a non-member cannot read status: exit 4 (got $?)" [ $? = 4 ]
+	check "root may still reload" "$ctl" -S "$sock" reload
+fi
+stop_scxd
+check "a stopped scxd removed its own socket" [ ! -e "$sock" ]
+"$ctl" -S "$sock" status >/dev/null 2>&1
+check "status after scxd stopped exits 3 (got $?)" [ $? = 3 ]
+
+# --- what systemd hears (NOTIFY_SOCKET): more time before READY=1, RELOADING=1
+# with MONOTONIC_USEC, READY=1 after a reload, STATUS= with the rejection ---
+"$peer" notify "$tmp/notify" 30 >"$tmp/notify.out" &
+notify_pid=$!
+pids+=("$notify_pid")
+for _ in $(seq 50); do [ -S "$tmp/notify" ] && break; sleep 0.05; done
+export NOTIFY_SOCKET=$tmp/notify
+start_scxd || exit 1
+unset NOTIFY_SOCKET
+"$ctl" -S "$sock" reload >/dev/null
+cp "$tmp/bad.json" "$tmp/policy.json"
+"$ctl" -S "$sock" reload >/dev/null 2>&1
+cp "$tmp/good.json" "$tmp/policy.json"
+sleep 0.2
+stop_scxd
+kill "$notify_pid" 2>/dev/null
+sed 's/^/# notify: /' "$tmp/notify.out"
+first=$(grep -n -m1 '^EXTEND_TIMEOUT_USEC=30000000$' "$tmp/notify.out" | cut -d: -f1)
+ready=$(grep -n -m1 '^READY=1$' "$tmp/notify.out" | cut -d: -f1)
+[ -n "$first" ] && [ -n "$ready" ] && [ "$first" -lt "$ready" ]
+check "EXTEND_TIMEOUT_USEC before the first READY=1 (lines ${first:-none}, ${ready:-none})" [ $? = 0 ]
+grep -A1 -E '^RELOADING=1\|MONOTONIC_USEC=[0-9]+$' "$tmp/notify.out" | grep -q '^READY=1$'
+check "a reload sends RELOADING=1 with MONOTONIC_USEC, then READY=1" [ $? = 0 ]
+check "a rejected reload says why in STATUS=" \
+	grep -q '^STATUS=.*; last reload rejected: .*policy.json:3:' "$tmp/notify.out"
+check "STOPPING=1 at the end" grep -q '^STOPPING=1$' "$tmp/notify.out"
+
+echo "control: $passed passed, $failed failed"
+[ $failed = 0 ]

@@ -115,17 +115,6 @@ static void watchdog_ping(struct daemon *d)
 
 /* ---- policy ---- */
 
-/* The StrictModes check for a policy file and the directory it is in. */
-static int check_policy_file(const char *file)
-{
-	_cleanup_free_ char *why = NULL;
-	int r = strict_check_path(file, &why);
-
-	if (r < 0)
-		return log_error(r, ABOUT(.file = file), "%s: %s", file, why ?: strerror(-r));
-	return 0;
-}
-
 static int policy_rejected(struct daemon *d, int r, bool keep)
 {
 	if (keep && d->policy)
@@ -145,9 +134,6 @@ static int load_policy(struct daemon *d, bool keep)
 	_cleanup_(policy_freep) struct policy *p = NULL;
 	int r;
 
-	r = check_policy_file(d->policy_file);
-	if (r < 0)
-		return policy_rejected(d, r, keep);
 	r = sched_dir_catalog_new(d->paths.sched_dir, &catalog);
 	if (r < 0)
 		return log_error(r, ABOUT(.file = d->policy_file), "out of memory");
@@ -162,8 +148,8 @@ static int load_policy(struct daemon *d, bool keep)
 	d->policy = TAKE_PTR(p);
 	d->catalog = TAKE_PTR(catalog);
 	d->log_notes = true;
-	log_info(ABOUT(.file = d->policy_file), "%s: policy loaded, %zu entries",
-		 d->policy_file, d->policy->n_entries);
+	log_info(ABOUT(.file = d->policy_file), "%s: policy loaded, %zu entries (%zu drop-ins)",
+		 d->policy_file, d->policy->n_entries, d->policy->n_files - 1);
 	return 0;
 }
 

@@ -111,7 +111,7 @@ static void test_entry_keys_and_types(void)
 {
 	EXPECT_ERRORS("{\"version\": 1, \"entries\": [\n"
 		      "  {\"cgroup\": \"/\", \"sched\": \"wparent\"}]}",
-		      "t.json:2:19: entries[0] \"/\": unknown key \"sched\" (expected: cgroup, scheduler, tunables, comment)",
+		      "t.json:2:19: entries[0] \"/\": unknown key \"sched\" (expected: cgroup or unit, slice, scheduler, tunables, comment)",
 		      "t.json:2:3: entries[0] \"/\": missing \"scheduler\"");
 	EXPECT_ERRORS("{\"version\": 1, \"entries\": [\n"
 		      "  {\"cgroup\": 7, \"scheduler\": \"wparent\"}]}",
@@ -228,7 +228,7 @@ static void test_positions_survive_odd_keys_and_text(void)
 		      "t.json:1:70: top level: unknown key \"\xc3\xa9\" (expected: version, entries, comment)");
 	EXPECT_ERRORS("{\"version\": 1, \"entries\": [{\"cgroup\": \"/\", \"scheduler\": \"wparent\","
 		      " \"x\\u0041\": 1}]}",
-		      "t.json:1:68: entries[0] \"/\": unknown key \"xA\" (expected: cgroup, scheduler, tunables, comment)");
+		      "t.json:1:68: entries[0] \"/\": unknown key \"xA\" (expected: cgroup or unit, slice, scheduler, tunables, comment)");
 }
 
 static void test_all_errors_are_reported_at_once(void)

@@ -329,18 +329,17 @@ int unit_pattern(const char *unit, const char *slice, char **ret, bool *any_dept
 		if (asprintf(&out, "/%s", unit) < 0)
 			return -ENOMEM;
 	} else {
-		r = unit_name_validate(slice, reason);
-		if (r == 0 && !streq(unit_suffix(slice), ".slice")) {
+		if (unit_name_validate(slice, reason) == 0 && !streq(unit_suffix(slice), ".slice")) {
 			*reason = "has a \"slice\" that is not a .slice unit";
-			r = -EINVAL;
+			return -EINVAL;
 		}
+		r = unit_name_validate(slice, reason);
 		if (r == 0)
 			r = slice_path(slice, &parent, reason);
-		if (r < 0) {
-			if (r == -EINVAL)
-				*reason = "has an invalid \"slice\" (a slice name such as \"batch.slice\")";
+		if (r == -EINVAL)
+			*reason = "has an invalid \"slice\" (a slice name such as \"batch.slice\")";
+		if (r < 0)
 			return r;
-		}
 		if (asprintf(&out, "%s/%s", streq(parent, "/") ? "" : parent, unit) < 0)
 			return -ENOMEM;
 	}

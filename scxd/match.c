@@ -57,6 +57,10 @@ int pattern_validate(const char *pattern, const char **reason)
 	}
 	if (streq(pattern, "/"))
 		return 0;
+	if (strlen(pattern) > PATTERN_MAX_LENGTH) {
+		*reason = "is longer than 4095 bytes";
+		return -EINVAL;
+	}
 	if (strstr(pattern, "//")) {
 		*reason = "has an empty component ('//')";
 		return -EINVAL;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #define PATTERN_MAX_COMPONENTS 64
+#define PATTERN_MAX_LENGTH 4095	/* bytes, as a cgroup path below the mount (PATH_MAX) */
 
 /* Check a pattern's syntax; on error *reason says why. */
 int pattern_validate(const char *pattern, const char **reason);

@@ -44,6 +44,21 @@ static void test_validate_rejects_malformed_patterns(void)
 	CHECK_STREQ(why, "must not contain '.' or '..' components");
 	CHECK(pattern_validate("/a/[ab]", &why) < 0);
 	CHECK_STREQ(why, "uses '[', ']' or '\\'; only '*' and '?' are supported");
+
+	/* 4095 bytes in 16 components of 255 are fine; one more byte is not */
+	{
+		char long_path[4200] = "";
+
+		for (int i = 0; i < 16; i++)
+			snprintf(long_path + strlen(long_path), sizeof(long_path) - strlen(long_path),
+				 "/%0255d", i);
+		long_path[4095] = '\0';
+		CHECK_INTEQ(strlen(long_path), 4095);
+		CHECK_INTEQ(pattern_validate(long_path, &why), 0);
+		strcat(long_path, "x");
+		CHECK(pattern_validate(long_path, &why) < 0);
+		CHECK_STREQ(why, "is longer than 4095 bytes");
+	}
 }
 
 static void test_specificity_leftmost_difference_decides(void)

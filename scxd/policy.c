@@ -650,23 +650,50 @@ static int source_open(struct source_state *st, const char *file, const struct p
 	return st->ctx.error;
 }
 
+static int target_cmp(const void *x, const void *y)
+{
+	const struct policy_entry *a = *(const struct policy_entry *const *)x;
+	const struct policy_entry *b = *(const struct policy_entry *const *)y;
+	int r;
+
+	if (a->any_depth != b->any_depth)
+		return a->any_depth ? 1 : -1;
+	r = strcmp(a->pattern, b->pattern);
+	if (r)
+		return r;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
 /*
  * Drop-ins over the main file: an entry is replaced by an entry of a
- * later file with the same target. Returns how many survive; replaced[]
- * marks the others.
+ * later file with the same target. Sorted by target, then by position
+ * (files in order), each run of one target keeps the entries of its last
+ * file. *left says how many survive; replaced[], by position in
+ * p->entries, marks the others.
  */
-static size_t apply_replacements(struct policy_entry **valid, size_t n, bool *replaced)
+static int apply_replacements(struct policy_entry **valid, size_t n, bool *replaced,
+			      size_t *left)
 {
-	size_t left = n;
+	_cleanup_free_ struct policy_entry **by_target = calloc(n ?: 1, sizeof(*by_target));
 
-	for (size_t j = 0; j < n; j++)
-		for (size_t i = 0; i < n; i++)
-			if (i != j && !replaced[i] && valid[i]->file != valid[j]->file &&
-			    valid[i]->index < valid[j]->index && same_target(valid[i], valid[j])) {
-				replaced[i] = true;
-				left--;
+	if (!by_target)
+		return -ENOMEM;
+	memcpy(by_target, valid, n * sizeof(*valid));
+	qsort(by_target, n, sizeof(*by_target), target_cmp);
+	*left = n;
+	for (size_t i = 0, end; i < n; i = end) {
+		const char *last_file;
+
+		for (end = i + 1; end < n && same_target(by_target[i], by_target[end]); end++)
+			;
+		last_file = by_target[end - 1]->file;
+		for (size_t k = i; k < end; k++)
+			if (by_target[k]->file != last_file) {
+				replaced[by_target[k]->index] = true;
+				(*left)--;
 			}
-	return left;
+	}
+	return 0;
 }
 
 static void policy_entry_done(struct policy_entry *e)
@@ -690,7 +717,7 @@ static int policy_keep(struct policy *p, struct policy_entry **valid, size_t n_v
 	if (!kept)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_valid; i++)
-		if (!replaced[i]) {
+		if (!replaced[valid[i]->index]) {
 			kept[k] = *valid[i];
 			kept[k].index = k;
 			*valid[i] = (struct policy_entry){};
@@ -756,7 +783,7 @@ static int check_merged(struct parse_ctx *merged, struct policy_entry **valid, s
 	if (!live)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_valid; i++)
-		if (!replaced[i])
+		if (!replaced[valid[i]->index])
 			live[k++] = valid[i];
 	check_ties(merged, live, k);
 	check_nesting(merged, live, k);
@@ -804,7 +831,9 @@ int policy_parse_files(const struct policy_source *sources, size_t n_sources,
 	if (r < 0)
 		return r;
 
-	left = apply_replacements(valid, n_valid, replaced);
+	r = apply_replacements(valid, n_valid, replaced, &left);
+	if (r < 0)
+		return r;
 	if (left > POLICY_MAX_ENTRIES) {
 		r = diag_add(diags, p->file, 1, 1,
 			     "with its %zu drop-in(s) the policy has %zu entries, at most %d are allowed",

@@ -356,6 +356,31 @@ static void test_dropin_conflicts_name_both_files(void)
 	unlink(at("policy.json"));
 }
 
+/* At most 128 drop-ins: one more refuses the policy, naming the directory. */
+static void test_too_many_dropins(void)
+{
+	struct policy *p = NULL;
+	char *first = NULL, name[64];
+	size_t n;
+
+	write_file(at("policy.json"), main_policy);
+	CHECK_INTEQ(mkdir(at("policy.d"), 0755), 0);
+	for (int i = 0; i < POLICY_MAX_DROPINS; i++) {
+		snprintf(name, sizeof(name), "policy.d/%03d.json", i);
+		write_file(at(name), "{\"version\": 1, \"entries\": []}");
+	}
+	CHECK_INTEQ(load(at("policy.json"), &p, &first, &n), 0);
+	CHECK(p && p->n_files == POLICY_MAX_DROPINS + 1);
+	policy_free(p);
+	free(first);
+	write_file(at("policy.d/999.json"), "{\"version\": 1, \"entries\": []}");
+	CHECK_INTEQ(load(at("policy.json"), &p, &first, &n), -E2BIG);
+	CHECK(first && strstr(first, "policy.d: more than 128 drop-ins; refusing them all"));
+	free(first);
+	rm_rf(at("policy.d"));
+	unlink(at("policy.json"));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -376,6 +401,7 @@ int main(int argc, char **argv)
 	test_size_cap();
 	test_dropins_merge_in_name_order();
 	test_dropin_conflicts_name_both_files();
+	test_too_many_dropins();
 	test_strict_modes();
 	rm_rf(scratch);
 	return test_main_end("test-files");

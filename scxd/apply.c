@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 
 #include "apply.h"
+#include "file.h"
 #include "prog-assoc.h"
-#include "strict.h"
 #include "util.h"
 
 /*
@@ -254,7 +254,7 @@ int apply_open(const char *obj_path, const struct sched_node *node, uint64_t cgi
 	       struct apply_object *ret, char **reason)
 {
 	_cleanup_(apply_object_donep) struct apply_object o = { .uei_offset = SIZE_MAX };
-	_cleanup_free_ char *why = NULL;
+	_cleanup_free_ char *why = NULL, *image = NULL;
 	size_t off, size;
 	int r;
 
@@ -263,10 +263,13 @@ int apply_open(const char *obj_path, const struct sched_node *node, uint64_t cgi
 	libbpf_tail[0] = '\0';
 	libbpf_set_print(libbpf_capture);
 
-	r = strict_check_path(obj_path, &why);
+	/* Checked and read once; libbpf parses those bytes (file.h). */
+	r = file_read(obj_path, FILE_OBJECT_MAX, FILE_TRUSTED, &image, &size, &why);
 	if (r < 0)
-		return fail(r, reason, "%s", why ?: "refused");
-	o.obj = bpf_object__open_file(obj_path, NULL);
+		return fail(r, reason, "%s", why ?: strerror(-r));
+	o.obj = bpf_object__open_mem(image, size, &(struct bpf_object_open_opts){
+		.sz = sizeof(struct bpf_object_open_opts), .object_name = node->scheduler,
+	});
 	if (!o.obj)
 		return fail(-errno, reason, "cannot open %s: %s", obj_path, strerror(errno));
 	o.st = find_map(o.obj, NULL, true);

@@ -7,7 +7,6 @@
 #include "check.h"
 #include "policy.h"
 #include "sched-info.h"
-#include "strict.h"
 #include "util.h"
 
 int scxd_check(const char *file, const char *sched_dir)
@@ -15,14 +14,8 @@ int scxd_check(const char *file, const char *sched_dir)
 	_cleanup_(sched_dir_catalog_freep) struct sched_dir_catalog *c = NULL;
 	_cleanup_(diag_list_donep) struct diag_list diags = {};
 	_cleanup_(policy_freep) struct policy *p = NULL;
-	_cleanup_free_ char *why = NULL;
 	int r;
 
-	r = strict_check_path(file, &why);
-	if (r < 0) {
-		fprintf(stderr, "%s: %s\n", file, why ?: strerror(-r));
-		return r;
-	}
 	r = sched_dir_catalog_new(sched_dir, &c);
 	if (r < 0)
 		return r;
@@ -32,5 +25,7 @@ int scxd_check(const char *file, const char *sched_dir)
 	if (r < 0)
 		return r;
 	printf("%s: valid, %zu entries (schedulers from %s)\n", file, p->n_entries, sched_dir);
+	for (size_t i = 1; i < p->n_files; i++)
+		printf("  with drop-in %s\n", p->files[i]);
 	return 0;
 }

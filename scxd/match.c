@@ -5,6 +5,7 @@
  */
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,10 @@ int pattern_validate(const char *pattern, const char **reason)
 	}
 	if (streq(pattern, "/"))
 		return 0;
+	if (strlen(pattern) > PATTERN_MAX_LENGTH) {
+		*reason = "is longer than 4095 bytes";
+		return -EINVAL;
+	}
 	if (strstr(pattern, "//")) {
 		*reason = "has an empty component ('//')";
 		return -EINVAL;
@@ -229,4 +234,131 @@ bool pattern_prefix_overlap(const char *ancestor, const char *descendant)
 bool pattern_overlap(const char *a, const char *b)
 {
 	return path_depth(a) == path_depth(b) && pattern_prefix_overlap(a, b);
+}
+
+/* ---- systemd unit names ---- */
+
+static const char *unit_suffix(const char *unit)
+{
+	static const char *const suffixes[] = { ".slice", ".scope", ".service" };
+	size_t n = strlen(unit);
+
+	for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+		size_t s = strlen(suffixes[i]);
+
+		if (n > s && streq(unit + n - s, suffixes[i]))
+			return suffixes[i];
+	}
+	return NULL;
+}
+
+static int unit_name_validate(const char *unit, const char **reason)
+{
+	if (strlen(unit) > UNIT_NAME_MAX) {
+		*reason = "is longer than 255 characters";
+		return -EINVAL;
+	}
+	if (strchr(unit, '\\')) {
+		*reason = "is escaped ('\\', as in \\x2d); write the entry's \"cgroup\" path instead";
+		return -EINVAL;
+	}
+	for (const char *p = unit; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.@*?", *p)) {
+			*reason = "has a character systemd does not allow in unit names (allowed: letters, digits, ':', '-', '_', '.', '@', and the globs '*', '?')";
+			return -EINVAL;
+		}
+	if (!unit_suffix(unit)) {
+		*reason = "must end in .slice, .scope or .service";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "a-b-c.slice" → "/a.slice/a-b.slice/a-b-c.slice"; "-.slice" → "/". */
+static int slice_path(const char *slice, char **ret, const char **reason)
+{
+	size_t n = strlen(slice) - strlen(".slice");
+	char *out, *o;
+
+	if (streq(slice, "-.slice")) {
+		*ret = strdup("/");
+		return *ret ? 0 : -ENOMEM;
+	}
+	if (slice[0] == '-' || slice[n - 1] == '-' || strstr(slice, "--")) {
+		*reason = "is not a valid slice name (no leading, trailing or double '-'; the root slice is \"-.slice\")";
+		return -EINVAL;
+	}
+	/* each dash adds a component that repeats the prefix before it */
+	out = o = malloc((n + 7) * (n + 1) + 1);
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && slice[i] != '-')
+			continue;
+		*o++ = '/';
+		memcpy(o, slice, i);
+		o += i;
+		memcpy(o, ".slice", 6);
+		o += 6;
+	}
+	*o = '\0';
+	*ret = out;
+	return 0;
+}
+
+int unit_pattern(const char *unit, const char *slice, char **ret, bool *any_depth,
+		 const char **reason)
+{
+	_cleanup_free_ char *parent = NULL;
+	bool is_slice;
+	char *out;
+	int r;
+
+	*ret = NULL;
+	*any_depth = false;
+	r = unit_name_validate(unit, reason);
+	if (r < 0)
+		return r;
+	is_slice = streq(unit_suffix(unit), ".slice");
+	if (is_slice && slice) {
+		*reason = "is a slice: its place follows from its name, \"slice\" goes only with scopes and services";
+		return -EINVAL;
+	}
+	if (is_slice) {
+		r = slice_path(unit, &out, reason);
+		if (r < 0)
+			return r;
+	} else if (!slice) {
+		*any_depth = true;
+		if (asprintf(&out, "/%s", unit) < 0)
+			return -ENOMEM;
+	} else {
+		if (unit_name_validate(slice, reason) == 0 && !streq(unit_suffix(slice), ".slice")) {
+			*reason = "has a \"slice\" that is not a .slice unit";
+			return -EINVAL;
+		}
+		r = unit_name_validate(slice, reason);
+		if (r == 0)
+			r = slice_path(slice, &parent, reason);
+		if (r == -EINVAL)
+			*reason = "has an invalid \"slice\" (a slice name such as \"batch.slice\")";
+		if (r < 0)
+			return r;
+		if (asprintf(&out, "%s/%s", streq(parent, "/") ? "" : parent, unit) < 0)
+			return -ENOMEM;
+	}
+	r = pattern_validate(out, reason);
+	if (r < 0) {
+		free(out);
+		return r;
+	}
+	*ret = out;
+	return 0;
+}
+
+const char *path_last_component(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #define PATTERN_MAX_COMPONENTS 64
+#define PATTERN_MAX_LENGTH 4095	/* bytes, as a cgroup path below the mount (PATH_MAX) */
 
 /* Check a pattern's syntax; on error *reason says why. */
 int pattern_validate(const char *pattern, const char **reason);
@@ -38,3 +39,23 @@ bool pattern_overlap(const char *a, const char *b);
  * corresponding leading component of 'descendant'.
  */
 bool pattern_prefix_overlap(const char *ancestor, const char *descendant);
+
+/*
+ * systemd unit names (globs allowed) → cgroup patterns, the way systemd
+ * lays units out: a slice's place follows from its name, by dashes
+ * ("a-b-c.slice" is /a.slice/a-b.slice/a-b-c.slice, "-.slice" is "/"); a
+ * scope or service lives directly under its slice. Given 'slice' (a slice
+ * name, NULL if none), a .scope or .service unit resolves to
+ * <slice's path>/<unit>; without one its place is unknown and
+ * *any_depth is set: *ret is then "/<unit>", to be matched against the
+ * last component of a cgroup path at any depth. Only .slice, .scope and
+ * .service units are taken; escaped names ('\') are refused. On error
+ * *reason says why.
+ */
+#define UNIT_NAME_MAX 255
+
+int unit_pattern(const char *unit, const char *slice, char **ret, bool *any_depth,
+		 const char **reason);
+
+/* The last component of a path ("" for "/"). */
+const char *path_last_component(const char *path);

@@ -16,8 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
+#include "file.h"
 #include "jpos.h"
 #include "match.h"
 #include "policy.h"
@@ -64,14 +66,21 @@ static void ctx_error(struct parse_ctx *ctx, const char *pointer, const char *fm
 
 const char *policy_entry_name(const struct policy_entry *e)
 {
-	static __thread char bufs[2][300];
+	static __thread char bufs[2][400];
 	static __thread unsigned which;
 	char *buf = bufs[which++ % 2];
+	char where[80] = "";
 
-	if (e->pattern)
-		snprintf(buf, sizeof(bufs[0]), "entries[%zu] \"%.256s\"", e->index, e->pattern);
+	if (e->dropin && e->file)
+		snprintf(where, sizeof(where), "%.64s ", path_last_component(e->file));
+	if (e->unit)
+		snprintf(buf, sizeof(bufs[0]), "%sentries[%zu] unit \"%.256s\"", where,
+			 e->file_index, e->unit);
+	else if (e->pattern)
+		snprintf(buf, sizeof(bufs[0]), "%sentries[%zu] \"%.256s\"", where, e->file_index,
+			 e->pattern);
 	else
-		snprintf(buf, sizeof(bufs[0]), "entries[%zu]", e->index);
+		snprintf(buf, sizeof(bufs[0]), "%sentries[%zu]", where, e->file_index);
 	return buf;
 }
 
@@ -284,46 +293,106 @@ static bool string_member(struct parse_ctx *ctx, const char *ep, const char *ena
 	return true;
 }
 
+/* "cgroup": a path pattern, as written. */
+static bool parse_cgroup(struct parse_ctx *ctx, const char *ep, const char *pattern,
+			 struct policy_entry *e)
+{
+	const char *reason = NULL;
+	char vp[80];
+
+	e->pattern = strdup(pattern);
+	if (!e->pattern)
+		return (ctx->error = -ENOMEM), false;
+	e->components = path_depth(pattern);
+	if (pattern_validate(pattern, &reason) < 0) {
+		snprintf(vp, sizeof(vp), "%s/cgroup", ep);
+		ctx_error(ctx, vp, "%s: cgroup pattern %s", policy_entry_name(e), reason);
+		return false;
+	}
+	return true;
+}
+
+/* "unit" and "slice": resolved to a pattern as systemd lays units out. */
+static bool parse_unit(struct parse_ctx *ctx, const char *ep, json_t *obj, const char *unit,
+		       struct policy_entry *e)
+{
+	const char *slice = NULL, *reason = NULL;
+	char vp[80];
+	int r;
+
+	e->unit = strdup(unit);
+	if (!e->unit)
+		return (ctx->error = -ENOMEM), false;
+	if (json_object_get(obj, "slice") &&
+	    !string_member(ctx, ep, policy_entry_name(e), obj, "slice", &slice))
+		return false;
+	r = unit_pattern(unit, slice, &e->pattern, &e->any_depth, &reason);
+	if (r == -ENOMEM)
+		return (ctx->error = r), false;
+	if (r < 0) {
+		snprintf(vp, sizeof(vp), "%s/unit", ep);
+		ctx_error(ctx, vp, "%s: unit %s", policy_entry_name(e), reason);
+		return false;
+	}
+	e->components = path_depth(e->pattern);
+	return true;
+}
+
 /* One entry object; returns false if it has errors (already reported). */
 static bool parse_entry(struct parse_ctx *ctx, size_t index, json_t *obj,
 			struct policy_entry *e)
 {
-	static const char *const keys[] = { "cgroup", "scheduler", "tunables", "comment" };
+	static const char *const keys[] = {
+		"cgroup", "unit", "slice", "scheduler", "tunables", "comment",
+	};
 	const struct sched_info *s = NULL;
-	const char *pattern = NULL, *sched = NULL, *reason = NULL;
-	char ep[64], ename[64];
+	const char *target = NULL, *sched = NULL, *reason = NULL;
+	const char *key;
+	char ep[64], ename[64], tp[80];
 	json_t *tun, *comment;
-	bool ok = true;
+	bool ok = true, is_unit;
 	unsigned line, column;
 
 	snprintf(ep, sizeof(ep), "/entries/%zu", index);
 	snprintf(ename, sizeof(ename), "entries[%zu]", index);
-	e->index = index;
+	e->file_index = index;
+	e->file = ctx->file;
 	jpos_lookup(&ctx->idx, ep, &line, &column);
-	e->line = line;
-	e->column = column;
+	e->line = e->target_line = line;
+	e->column = e->target_column = column;
 
 	if (!json_is_object(obj)) {
 		ctx_error(ctx, ep, "%s: must be an object, got %s", ename, json_type_name(obj));
 		return false;
 	}
-	if (string_member(ctx, ep, ename, obj, "cgroup", &pattern)) {
-		e->pattern = strdup(pattern);
-		if (!e->pattern)
-			return (ctx->error = -ENOMEM), false;
-		e->components = path_depth(pattern);
-		if (pattern_validate(pattern, &reason) < 0) {
-			char vp[80];
-
-			snprintf(vp, sizeof(vp), "%s/cgroup", ep);
-			ctx_error(ctx, vp, "%s: cgroup pattern %s", policy_entry_name(e), reason);
+	is_unit = json_object_get(obj, "unit") && !json_object_get(obj, "cgroup");
+	key = is_unit ? "unit" : "cgroup";
+	snprintf(tp, sizeof(tp), "%s/%s", ep, key);
+	if (json_object_get(obj, "unit") && json_object_get(obj, "cgroup")) {
+		ctx_error(ctx, ep, "%s: has both \"cgroup\" and \"unit\"; an entry names one of them",
+			  ename);
+		ok = false;
+	} else if (!json_object_get(obj, "unit") && !json_object_get(obj, "cgroup")) {
+		ctx_error(ctx, ep, "%s: missing \"cgroup\" (a path) or \"unit\" (a systemd unit)",
+			  ename);
+		ok = false;
+	} else if (string_member(ctx, ep, ename, obj, key, &target)) {
+		jpos_lookup(&ctx->idx, tp, &line, &column);
+		e->target_line = line;
+		e->target_column = column;
+		if (!(is_unit ? parse_unit(ctx, ep, obj, target, e) : parse_cgroup(ctx, ep, target, e)))
 			ok = false;
-		}
 	} else {
 		ok = false;
 	}
+	if (!is_unit && json_object_get(obj, "slice")) {
+		snprintf(tp, sizeof(tp), "%s/slice#key", ep);
+		ctx_error(ctx, tp, "%s: \"slice\" goes only with \"unit\" (a scope or service)",
+			  policy_entry_name(e));
+		ok = false;
+	}
 	if (!check_keys(ctx, ep, obj, keys, ELEMENTSOF(keys), policy_entry_name(e),
-			"cgroup, scheduler, tunables, comment"))
+			"cgroup or unit, slice, scheduler, tunables, comment"))
 		ok = false;
 
 	comment = json_object_get(obj, "comment");
@@ -365,38 +434,66 @@ static bool parse_entry(struct parse_ctx *ctx, size_t index, json_t *obj,
 	return ok;
 }
 
+/* Report an error at an entry's "cgroup" or "unit" value. */
 __attribute__((format(printf, 3, 4)))
-static void report_at_cgroup(struct parse_ctx *ctx, const struct policy_entry *e,
+static void report_at_target(struct parse_ctx *ctx, const struct policy_entry *e,
 			     const char *fmt, ...)
 {
-	char vp[80];
+	_cleanup_free_ char *msg = NULL;
 	va_list ap;
+	int r;
 
-	snprintf(vp, sizeof(vp), "/entries/%zu/cgroup", e->index);
 	va_start(ap, fmt);
-	ctx_errorv(ctx, vp, fmt, ap);
+	r = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (r < 0 || diag_add(ctx->diags, e->file, e->target_line, e->target_column, "%s", msg) < 0)
+		ctx->error = -ENOMEM;
 }
 
-/* Duplicates and ties between equally specific, overlapping patterns. */
+/*
+ * How a message names another entry: as policy_entry_name(), and where it
+ * is when that is in another file than the entry the message is about.
+ */
+static const char *other_entry(const struct policy_entry *about, const struct policy_entry *other)
+{
+	static __thread char buf[4600];
+
+	if (about->file == other->file)
+		return policy_entry_name(other);
+	snprintf(buf, sizeof(buf), "%s (%s:%u:%u)", policy_entry_name(other), other->file,
+		 other->target_line, other->target_column);
+	return buf;
+}
+
+/* Whether a and b name the same cgroups: an entry of a later file replaces. */
+static bool same_target(const struct policy_entry *a, const struct policy_entry *b)
+{
+	return a->any_depth == b->any_depth && streq(a->pattern, b->pattern);
+}
+
+/*
+ * Duplicates and ties between equally specific, overlapping patterns.
+ * Entries that match at any depth are compared among themselves only: a
+ * pattern that says where a cgroup is wins over one that does not.
+ */
 static void check_ties(struct parse_ctx *ctx, struct policy_entry **v, size_t n)
 {
 	for (size_t j = 0; j < n; j++)
 		for (size_t i = 0; i < j; i++) {
 			const struct policy_entry *a = v[i], *b = v[j];
 
-			if (a->components != b->components)
+			if (a->components != b->components || a->any_depth != b->any_depth)
 				continue;
-			if (streq(a->pattern, b->pattern)) {
-				report_at_cgroup(ctx, b, "%s: same cgroup pattern as %s",
-						 policy_entry_name(b), policy_entry_name(a));
+			if (same_target(a, b)) {
+				report_at_target(ctx, b, "%s: same cgroup pattern as %s",
+						 policy_entry_name(b), other_entry(b, a));
 				break;
 			}
 			if (pattern_specificity_cmp(a->pattern, b->pattern) == 0 &&
 			    pattern_overlap(a->pattern, b->pattern)) {
-				report_at_cgroup(ctx, b,
+				report_at_target(ctx, b,
 						 "%s: ties with %s: equally specific and both can match the same cgroup",
-						 policy_entry_name(b), policy_entry_name(a));
+						 policy_entry_name(b), other_entry(b, a));
 				break;
 			}
 		}
@@ -433,28 +530,28 @@ static void check_nesting(struct parse_ctx *ctx, struct policy_entry **v, size_t
 		bool reported = false;
 
 		depth[j] = 1;
-		if (b->components == 0) {
+		if (b->components == 0 && !b->any_depth) {
 			have_root = true;
 			continue;
 		}
 		if (!have_root && !root_reported) {
-			report_at_cgroup(ctx, b, "%s: child entries need a root entry \"%s\"",
+			report_at_target(ctx, b, "%s: child entries need a root entry \"%s\"",
 					 policy_entry_name(b), "/");
 			root_reported = true;
 		}
+		/* where an any-depth entry nests is known only per cgroup (desired.c) */
+		if (b->any_depth)
+			continue;
 		for (size_t i = 0; i < j; i++) {
 			const struct policy_entry *a = v[i];
 
-			if (a->components >= b->components ||
+			if (a->any_depth || a->components >= b->components ||
 			    !pattern_prefix_overlap(a->pattern, b->pattern))
 				continue;
 			if (!a->can_host_children && !reported) {
-				char vp[80];
-
-				snprintf(vp, sizeof(vp), "/entries/%zu/cgroup", b->index);
-				ctx_error(ctx, vp,
-					  "%s: would be nested under %s whose scheduler \"%s\" cannot host children",
-					  policy_entry_name(b), policy_entry_name(a), a->scheduler);
+				report_at_target(ctx, b,
+						 "%s: would be nested under %s whose scheduler \"%s\" cannot host children",
+						 policy_entry_name(b), other_entry(b, a), a->scheduler);
 				reported = true;
 			}
 			if (depth[i] + 1 > depth[j]) {
@@ -462,15 +559,11 @@ static void check_nesting(struct parse_ctx *ctx, struct policy_entry **v, size_t
 				via = a;
 			}
 		}
-		if (depth[j] > SCX_SUB_MAX_DEPTH) {
-			char vp[80];
-
-			snprintf(vp, sizeof(vp), "/entries/%zu/cgroup", b->index);
-			ctx_error(ctx, vp,
-				  "%s: would nest %zu schedulers deep (root included, parent %s); the kernel allows %d",
-				  policy_entry_name(b), depth[j], policy_entry_name(via),
-				  SCX_SUB_MAX_DEPTH);
-		}
+		if (depth[j] > SCX_SUB_MAX_DEPTH)
+			report_at_target(ctx, b,
+					 "%s: would nest %zu schedulers deep (root included, parent %s); the kernel allows %d",
+					 policy_entry_name(b), depth[j], other_entry(b, via),
+					 SCX_SUB_MAX_DEPTH);
 	}
 }
 
@@ -517,109 +610,432 @@ static void check_top(struct parse_ctx *ctx, json_t *root, json_t **entries)
 	}
 }
 
+/* One file's JSON while the policy is being built from all of them. */
+struct source_state {
+	struct parse_ctx ctx;
+	json_t *root;
+	json_t *entries;	/* NULL: nothing usable */
+};
+
+struct source_states {
+	struct source_state *v;
+	size_t n;
+};
+
+static void source_states_done(struct source_states *s)
+{
+	for (size_t i = 0; s->v && i < s->n; i++) {
+		parse_ctx_done(&s->v[i].ctx);
+		json_decref(s->v[i].root);
+	}
+	free(s->v);
+}
+
+/* Syntax, top-level keys and the entries array of one file. */
+static int source_open(struct source_state *st, const char *file, const struct policy_source *src,
+		       struct sched_catalog *catalog, struct diag_list *diags)
+{
+	json_error_t jerr;
+	int r;
+
+	st->ctx = (struct parse_ctx){ .file = file, .diags = diags, .catalog = catalog };
+	st->root = json_loadb(src->text, src->len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!st->root)
+		return diag_add(diags, file, jerr.line > 0 ? jerr.line : 1,
+				jerr.column > 0 ? jerr.column : 1, "%s", jerr.text);
+	r = jpos_index_build(&st->ctx.idx, src->text, src->len);
+	if (r < 0)
+		return r;
+	check_top(&st->ctx, st->root, &st->entries);
+	return st->ctx.error;
+}
+
+static int target_cmp(const void *x, const void *y)
+{
+	const struct policy_entry *a = *(const struct policy_entry *const *)x;
+	const struct policy_entry *b = *(const struct policy_entry *const *)y;
+	int r;
+
+	if (a->any_depth != b->any_depth)
+		return a->any_depth ? 1 : -1;
+	r = strcmp(a->pattern, b->pattern);
+	if (r)
+		return r;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/*
+ * Drop-ins over the main file: an entry is replaced by an entry of a
+ * later file with the same target. Sorted by target, then by position
+ * (files in order), each run of one target keeps the entries of its last
+ * file. *left says how many survive; replaced[], by position in
+ * p->entries, marks the others.
+ */
+static int apply_replacements(struct policy_entry **valid, size_t n, bool *replaced,
+			      size_t *left)
+{
+	_cleanup_free_ struct policy_entry **by_target = calloc(n ?: 1, sizeof(*by_target));
+
+	if (!by_target)
+		return -ENOMEM;
+	memcpy(by_target, valid, n * sizeof(*valid));
+	qsort(by_target, n, sizeof(*by_target), target_cmp);
+	*left = n;
+	for (size_t i = 0, end; i < n; i = end) {
+		const char *last_file;
+
+		for (end = i + 1; end < n && same_target(by_target[i], by_target[end]); end++)
+			;
+		last_file = by_target[end - 1]->file;
+		for (size_t k = i; k < end; k++)
+			if (by_target[k]->file != last_file) {
+				replaced[by_target[k]->index] = true;
+				(*left)--;
+			}
+	}
+	return 0;
+}
+
+static void policy_entry_done(struct policy_entry *e)
+{
+	for (size_t t = 0; t < e->n_tunables; t++)
+		free(e->tunables[t].name);
+	free(e->tunables);
+	free(e->pattern);
+	free(e->unit);
+	free(e->scheduler);
+	*e = (struct policy_entry){};
+}
+
+/* Keep the entries that survived, in order, renumbered. */
+static int policy_keep(struct policy *p, struct policy_entry **valid, size_t n_valid,
+		       const bool *replaced, size_t n_left)
+{
+	struct policy_entry *kept = calloc(n_left ?: 1, sizeof(*kept));
+	size_t k = 0;
+
+	if (!kept)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_valid; i++)
+		if (!replaced[valid[i]->index]) {
+			kept[k] = *valid[i];
+			kept[k].index = k;
+			*valid[i] = (struct policy_entry){};
+			k++;
+		}
+	for (size_t i = 0; i < p->n_entries; i++)
+		policy_entry_done(&p->entries[i]);
+	free(p->entries);
+	p->entries = kept;
+	p->n_entries = k;
+	p->root = NULL;
+	for (size_t i = 0; i < k; i++)
+		if (kept[i].components == 0 && !kept[i].any_depth)
+			p->root = &kept[i];
+	return 0;
+}
+
+/* The policy's own copies of the file names, the main file first. */
+static int policy_set_files(struct policy *p, const struct policy_source *sources, size_t n)
+{
+	p->files = calloc(n, sizeof(*p->files));
+	if (!p->files)
+		return -ENOMEM;
+	for (size_t f = 0; f < n; f++) {
+		p->files[f] = strdup(sources[f].file);
+		if (!p->files[f])
+			return -ENOMEM;
+		p->n_files++;
+	}
+	p->file = strdup(sources[0].file);
+	return p->file ? 0 : -ENOMEM;
+}
+
+/* Parse every file's entries into p->entries; the valid ones into valid[]. */
+static int parse_all_entries(struct policy *p, struct source_states *ss,
+			     struct policy_entry **valid, size_t *n_valid)
+{
+	for (size_t f = 0; f < ss->n; f++) {
+		struct source_state *st = &ss->v[f];
+		size_t n = st->entries ? json_array_size(st->entries) : 0;
+
+		for (size_t i = 0; i < n; i++) {
+			struct policy_entry *e = &p->entries[p->n_entries];
+
+			e->index = p->n_entries++;
+			e->dropin = f > 0;
+			if (parse_entry(&st->ctx, i, json_array_get(st->entries, i), e))
+				valid[(*n_valid)++] = e;
+		}
+		if (st->ctx.error < 0)
+			return st->ctx.error;
+	}
+	return 0;
+}
+
+/* Ties and nesting over the entries that survived the drop-ins. */
+static int check_merged(struct parse_ctx *merged, struct policy_entry **valid, size_t n_valid,
+			const bool *replaced, size_t left)
+{
+	_cleanup_free_ struct policy_entry **live = calloc(left ?: 1, sizeof(*live));
+	size_t k = 0;
+
+	if (!live)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_valid; i++)
+		if (!replaced[valid[i]->index])
+			live[k++] = valid[i];
+	check_ties(merged, live, k);
+	check_nesting(merged, live, k);
+	return merged->error;
+}
+
+int policy_parse_files(const struct policy_source *sources, size_t n_sources,
+		       struct sched_catalog *catalog, struct diag_list *diags,
+		       struct policy **ret)
+{
+	_cleanup_(policy_freep) struct policy *p = NULL;
+	_cleanup_(source_states_done) struct source_states ss = {};
+	_cleanup_free_ struct policy_entry **valid = NULL;
+	_cleanup_free_ bool *replaced = NULL;
+	struct parse_ctx merged = { .diags = diags, .catalog = catalog };
+	size_t before = diags->n, n_valid = 0, total = 0, left;
+	int r;
+
+	if (n_sources == 0)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	ss.v = calloc(n_sources, sizeof(*ss.v));
+	if (!p || !ss.v)
+		return -ENOMEM;
+	r = policy_set_files(p, sources, n_sources);
+	if (r < 0)
+		return r;
+	for (; ss.n < n_sources; ss.n++) {
+		/* entries point at the policy's copy of their file name */
+		r = source_open(&ss.v[ss.n], p->files[ss.n], &sources[ss.n], catalog, diags);
+		if (r < 0) {
+			ss.n++;
+			return r;
+		}
+		if (ss.v[ss.n].entries)
+			total += json_array_size(ss.v[ss.n].entries);
+	}
+
+	p->entries = calloc(total ?: 1, sizeof(*p->entries));
+	valid = calloc(total ?: 1, sizeof(*valid));
+	replaced = calloc(total ?: 1, sizeof(*replaced));
+	if (!p->entries || !valid || !replaced)
+		return -ENOMEM;
+	r = parse_all_entries(p, &ss, valid, &n_valid);
+	if (r < 0)
+		return r;
+
+	r = apply_replacements(valid, n_valid, replaced, &left);
+	if (r < 0)
+		return r;
+	if (left > POLICY_MAX_ENTRIES) {
+		r = diag_add(diags, p->file, 1, 1,
+			     "with its %zu drop-in(s) the policy has %zu entries, at most %d are allowed",
+			     n_sources - 1, left, POLICY_MAX_ENTRIES);
+		return r < 0 ? r : -EINVAL;
+	}
+	r = check_merged(&merged, valid, n_valid, replaced, left);
+	if (r < 0)
+		return r;
+	if (diags->n > before)
+		return -EINVAL;
+	r = policy_keep(p, valid, n_valid, replaced, left);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(p);
+	return 0;
+}
+
 int policy_parse(const char *file, const char *text, size_t len,
 		 struct sched_catalog *catalog, struct diag_list *diags,
 		 struct policy **ret)
 {
-	_cleanup_(policy_freep) struct policy *p = NULL;
-	_cleanup_(json_decrefp) json_t *root = NULL;
-	_cleanup_(parse_ctx_done) struct parse_ctx ctx = {
-		.file = file, .diags = diags, .catalog = catalog,
-	};
-	_cleanup_free_ struct policy_entry **valid = NULL;
-	size_t before = diags->n, n_valid = 0;
-	json_error_t jerr;
-	json_t *entries;
+	const struct policy_source src = { .file = file, .text = text, .len = len };
+
+	return policy_parse_files(&src, 1, catalog, diags, ret);
+}
+
+char *policy_dropin_dir(const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	char *dir;
+
+	if (!slash)
+		return strdup("policy.d");
+	if (asprintf(&dir, "%.*s/policy.d", (int)(slash - file), file) < 0)
+		return NULL;
+	return dir;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+struct name_list {
+	char **v;
+	size_t n;
+};
+
+static void name_list_done(struct name_list *l)
+{
+	for (size_t i = 0; l->v && i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	*l = (struct name_list){};
+}
+
+static int name_list_add(struct name_list *l, const char *name)
+{
+	char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	v[l->n] = strdup(name);
+	if (!v[l->n])
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+/* The *.json names in dir, sorted; none if dir does not exist. */
+static int list_dropins(const char *dir, struct diag_list *diags, struct name_list *ret)
+{
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	struct dirent *de;
 	int r;
 
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root) {
-		r = diag_add(diags, file, jerr.line > 0 ? jerr.line : 1,
-			     jerr.column > 0 ? jerr.column : 1, "%s", jerr.text);
-		return r < 0 ? r : -EINVAL;
-	}
-	r = jpos_index_build(&ctx.idx, text, len);
-	if (r < 0)
+	if (!d && errno == ENOENT)
+		return 0;
+	if (!d) {
+		r = -errno;
+		diag_add_line(diags, "%s: cannot read the drop-in directory: %s", dir, strerror(-r));
 		return r;
-
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	p->file = strdup(file);
-	if (!p->file)
-		return -ENOMEM;
-
-	check_top(&ctx, root, &entries);
-	if (entries) {
-		size_t n = json_array_size(entries);
-
-		p->entries = calloc(n ?: 1, sizeof(*p->entries));
-		valid = calloc(n ?: 1, sizeof(*valid));
-		if (!p->entries || !valid)
-			return -ENOMEM;
-		p->n_entries = n;
-		for (size_t i = 0; i < n; i++)
-			if (parse_entry(&ctx, i, json_array_get(entries, i), &p->entries[i]))
-				valid[n_valid++] = &p->entries[i];
-		check_ties(&ctx, valid, n_valid);
-		check_nesting(&ctx, valid, n_valid);
 	}
-	if (ctx.error < 0)
-		return ctx.error;
-	if (diags->n > before)
-		return -EINVAL;
+	while ((errno = 0, de = readdir(d))) {
+		size_t len = strlen(de->d_name);
 
-	for (size_t i = 0; i < p->n_entries; i++)
-		if (p->entries[i].components == 0)
-			p->root = &p->entries[i];
-	*ret = TAKE_PTR(p);
+		if (de->d_name[0] == '.' || len < 6 || !streq(de->d_name + len - 5, ".json"))
+			continue;
+		if (ret->n == POLICY_MAX_DROPINS) {
+			diag_add_line(diags, "%s: more than %d drop-ins; refusing them all", dir,
+				      POLICY_MAX_DROPINS);
+			return -E2BIG;
+		}
+		r = name_list_add(ret, de->d_name);
+		if (r < 0)
+			return r;
+	}
+	if (errno) {
+		r = -errno;
+		diag_add_line(diags, "%s: cannot read the drop-in directory: %s", dir, strerror(-r));
+		return r;
+	}
+	if (ret->n)
+		qsort(ret->v, ret->n, sizeof(*ret->v), name_cmp);
+	return 0;
+}
+
+/* What policy_load() read: paths and their bytes, the main file first. */
+struct loaded_files {
+	struct policy_source *src;
+	char **texts;
+	size_t n;
+};
+
+static void loaded_files_done(struct loaded_files *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free((char *)l->src[i].file);
+		free(l->texts[i]);
+	}
+	free(l->src);
+	free(l->texts);
+}
+
+static int load_one(struct loaded_files *l, const char *path, struct diag_list *diags)
+{
+	_cleanup_free_ char *why = NULL, *text = NULL, *copy = strdup(path);
+	size_t len;
+	int r;
+
+	if (!copy)
+		return -ENOMEM;
+	r = file_read(path, FILE_POLICY_MAX, FILE_TRUSTED, &text, &len, &why);
+	if (r < 0) {
+		diag_add_line(diags, "%s", why ?: strerror(-r));
+		return r;
+	}
+	l->src[l->n] = (struct policy_source){ TAKE_PTR(copy), text, len };
+	l->texts[l->n++] = TAKE_PTR(text);
 	return 0;
 }
 
 int policy_load(const char *file, struct sched_catalog *catalog,
 		struct diag_list *diags, struct policy **ret)
 {
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *text = NULL;
-	struct stat st;
-	size_t n;
+	_cleanup_free_ char *dir = policy_dropin_dir(file);
+	_cleanup_(name_list_done) struct name_list names = {};
+	_cleanup_(loaded_files_done) struct loaded_files files = {};
 	int r;
 
-	f = fopen(file, "re");
-	if (!f) {
-		r = -errno;
-		diag_add(diags, file, 1, 1, "cannot open: %s", strerror(-r));
-		return r;
-	}
-	if (fstat(fileno(f), &st) < 0)
-		return -errno;
-	if (st.st_size > 16 << 20) {
-		diag_add(diags, file, 1, 1, "larger than 16 MiB, not a policy");
-		return -EFBIG;
-	}
-	text = malloc(st.st_size + 1);
-	if (!text)
+	if (!dir)
 		return -ENOMEM;
-	n = fread(text, 1, st.st_size, f);
-	if (ferror(f)) {
-		diag_add(diags, file, 1, 1, "read error");
-		return -EIO;
+	r = list_dropins(dir, diags, &names);
+	if (r < 0)
+		return r;
+	files.src = calloc(names.n + 1, sizeof(*files.src));
+	files.texts = calloc(names.n + 1, sizeof(*files.texts));
+	if (!files.src || !files.texts)
+		return -ENOMEM;
+	r = load_one(&files, file, diags);
+	for (size_t i = 0; i < names.n && r >= 0; i++) {
+		_cleanup_free_ char *path = NULL;
+
+		if (asprintf(&path, "%s/%s", dir, names.v[i]) < 0)
+			return -ENOMEM;
+		r = load_one(&files, path, diags);
 	}
-	text[n] = '\0';
-	return policy_parse(file, text, n, catalog, diags, ret);
+	if (r < 0)
+		return r;
+	return policy_parse_files(files.src, files.n, catalog, diags, ret);
+}
+
+/* For the same cgroup: whether entry a wins over entry b. */
+static bool entry_wins(const struct policy_entry *a, const struct policy_entry *b)
+{
+	if (a->any_depth != b->any_depth)
+		return !a->any_depth;
+	return pattern_specificity_cmp(a->pattern, b->pattern) > 0;
 }
 
 const struct policy_entry *policy_match(const struct policy *p, const char *cgroup)
 {
 	const struct policy_entry *best = NULL;
 	size_t depth = path_depth(cgroup);
+	_cleanup_free_ char *last = NULL;
 
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct policy_entry *e = &p->entries[i];
 
-		if (e->components != depth || !pattern_match(e->pattern, cgroup))
+		if (e->any_depth) {
+			if (depth == 0)
+				continue;
+			if (!last && asprintf(&last, "/%s", path_last_component(cgroup)) < 0)
+				return NULL;
+			if (!pattern_match(e->pattern, last))
+				continue;
+		} else if (e->components != depth || !pattern_match(e->pattern, cgroup)) {
 			continue;
-		if (!best || pattern_specificity_cmp(e->pattern, best->pattern) > 0)
+		}
+		if (!best || entry_wins(e, best))
 			best = e;
 	}
 	return best;
@@ -629,16 +1045,12 @@ void policy_free(struct policy *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n_entries; i++) {
-		struct policy_entry *e = &p->entries[i];
-
-		for (size_t t = 0; t < e->n_tunables; t++)
-			free(e->tunables[t].name);
-		free(e->tunables);
-		free(e->pattern);
-		free(e->scheduler);
-	}
+	for (size_t i = 0; i < p->n_entries; i++)
+		policy_entry_done(&p->entries[i]);
 	free(p->entries);
+	for (size_t i = 0; i < p->n_files; i++)
+		free(p->files[i]);
+	free(p->files);
 	free(p->file);
 	free(p);
 }

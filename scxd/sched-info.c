@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file.h"
 #include "sched-info.h"
-#include "strict.h"
 #include "util.h"
 
 #define CAN_HOST_MARKER "scxd_can_host_children"
@@ -33,7 +33,7 @@ static void elf_endp(Elf **e)
 		elf_end(*e);
 }
 
-/* The bytes of .rodata and its symbols, found by name. */
+/* The bytes of .rodata and its symbols, found by name; and .BTF. */
 struct rodata {
 	Elf *elf;
 	size_t shndx;
@@ -41,6 +41,7 @@ struct rodata {
 	size_t size;
 	Elf_Data *symbols;
 	size_t n_symbols, strtab;
+	Elf_Data *btf;
 };
 
 static int rodata_open(Elf *elf, struct rodata *rd)
@@ -62,6 +63,8 @@ static int rodata_open(Elf *elf, struct rodata *rd)
 			rd->symbols = elf_getdata(scn, NULL);
 			rd->n_symbols = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
 			rd->strtab = sh.sh_link;
+		} else if (name && streq(name, ".BTF")) {
+			rd->btf = elf_getdata(scn, NULL);
 		} else if (name && streq(name, ".rodata")) {
 			Elf_Data *d = elf_getdata(scn, NULL);
 
@@ -203,31 +206,29 @@ static int add_tunable(struct sched_info *s, const struct btf *btf, const struct
 	return 0;
 }
 
-int sched_info_load(const char *path, const char *name, struct sched_info **ret)
+int sched_info_load_mem(const char *path, const char *name, char *image, size_t size,
+		       struct sched_info **ret)
 {
 	_cleanup_(sched_info_freep) struct sched_info *s = NULL;
 	_cleanup_(btf_freep) struct btf *btf = NULL;
 	_cleanup_(elf_endp) Elf *elf = NULL;
-	_cleanup_close_ int fd = -1;
 	struct rodata rd;
 	__s32 id;
 	int r;
 
-	btf = btf__parse_elf(path, NULL);
-	if (!btf)
-		return errno ? -errno : -EINVAL;
-
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf)
-		return -EINVAL;
+	elf = elf_memory(image, size);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		return -ENOEXEC;
 	r = rodata_open(elf, &rd);
 	if (r < 0)
 		return r;
+	if (!rd.btf || !rd.btf->d_buf || rd.btf->d_size == 0)
+		return -ENODATA;
+	btf = btf__new(rd.btf->d_buf, rd.btf->d_size);
+	if (!btf)
+		return errno ? -errno : -EINVAL;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -265,6 +266,18 @@ int sched_info_load(const char *path, const char *name, struct sched_info **ret)
 	return 0;
 }
 
+int sched_info_load(const char *path, const char *name, struct sched_info **ret)
+{
+	_cleanup_free_ char *image = NULL, *why = NULL;
+	size_t size;
+	int r;
+
+	r = file_read(path, FILE_OBJECT_MAX, 0, &image, &size, &why);
+	if (r < 0)
+		return r;
+	return sched_info_load_mem(path, name, image, size, ret);
+}
+
 /* The directory catalog used by the daemon and by scxd --check. */
 
 struct cached_sched {
@@ -288,6 +301,32 @@ static bool valid_sched_name(const char *name)
 		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
 			return false;
 	return true;
+}
+
+/*
+ * Read the object once, trusted (see file.h), and take its BTF from those
+ * bytes. A failure is the slot's reason; only -ENOMEM is returned.
+ */
+static int dir_load(const char *path, const char *name, struct cached_sched *slot)
+{
+	_cleanup_free_ char *image = NULL, *why = NULL;
+	size_t size;
+	int r;
+
+	r = file_read(path, FILE_OBJECT_MAX, FILE_TRUSTED, &image, &size, &why);
+	if (r == -ENOENT)
+		return asprintf(&slot->reason, "no object %s", path) < 0 ? -ENOMEM : 0;
+	if (r < 0) {
+		slot->reason = TAKE_PTR(why);
+		return slot->reason || r != -ENOMEM ? 0 : -ENOMEM;
+	}
+	r = sched_info_load_mem(path, name, image, size, &slot->info);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return asprintf(&slot->reason, "cannot read BTF of %s: %s", path,
+				strerror(-r)) < 0 ? -ENOMEM : 0;
+	return 0;
 }
 
 static int dir_lookup(struct sched_catalog *base, const char *name,
@@ -319,14 +358,8 @@ static int dir_lookup(struct sched_catalog *base, const char *name,
 		r = asprintf(&slot->reason, "not a valid scheduler name");
 	} else if (asprintf(&path, "%s/%s.bpf.o", c->dir, name) < 0) {
 		return -ENOMEM;
-	} else if (access(path, F_OK) < 0) {
-		r = asprintf(&slot->reason, "no object %s", path);
-	} else if (strict_check_path(path, &slot->reason) < 0) {
-		r = 0;
 	} else {
-		r = sched_info_load(path, name, &slot->info);
-		if (r < 0)
-			r = asprintf(&slot->reason, "cannot read BTF of %s: %s", path, strerror(-r));
+		r = dir_load(path, name, slot);
 	}
 	if (r < 0)
 		return -ENOMEM;

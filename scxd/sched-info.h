@@ -71,7 +71,15 @@ char *sched_info_tunable_list(const struct sched_info *s);
 
 void sched_info_free(struct sched_info *s);
 
-/* Read an object's BTF and .rodata (libbpf; no kernel involved). */
+/*
+ * Read an object's BTF and .rodata from its bytes (image, as read by
+ * file_read(); libelf may write to it); path is for messages. No kernel
+ * involved.
+ */
+int sched_info_load_mem(const char *path, const char *name, char *image, size_t size,
+			struct sched_info **ret);
+
+/* The same from a file, read without owner checks (tests, tools). */
 int sched_info_load(const char *path, const char *name, struct sched_info **ret);
 
 /* A catalog over a directory of <name>.bpf.o files, caching what it read. */

@@ -193,19 +193,6 @@ static void policy_error_from_diags(struct daemon *d, int r, const struct diag_l
 	d->reload_error = buf;
 }
 
-/* The StrictModes check for a policy file and the directory it is in. */
-static int check_policy_file(struct daemon *d, const char *file)
-{
-	_cleanup_free_ char *why = NULL;
-	int r = strict_check_path(file, &why);
-
-	if (r < 0) {
-		log_error(r, ABOUT(.file = file), "%s: %s", file, why ?: strerror(-r));
-		policy_error_set(d, file, why ?: strerror(-r));
-	}
-	return r;
-}
-
 static int policy_rejected(struct daemon *d, int r, bool keep)
 {
 	if (keep && d->policy)
@@ -228,9 +215,6 @@ static int load_policy(struct daemon *d, bool keep)
 
 	free(d->reload_error);
 	d->reload_error = NULL;
-	r = check_policy_file(d, d->policy_file);
-	if (r < 0)
-		return policy_rejected(d, r, keep);
 	r = sched_dir_catalog_new(d->paths.sched_dir, &catalog);
 	if (r < 0)
 		return log_error(r, ABOUT(.file = d->policy_file), "out of memory");
@@ -248,7 +232,8 @@ static int load_policy(struct daemon *d, bool keep)
 	d->catalog = TAKE_PTR(catalog);
 	d->log_notes = true;
 	log_info(ABOUT(.file = d->policy_file, .message_id = keep ? SCXD_MESSAGE_RELOAD_APPLIED : NULL),
-		 "%s: policy loaded, %zu entries", d->policy_file, d->policy->n_entries);
+		 "%s: policy loaded, %zu entries (%zu drop-ins)", d->policy_file,
+		 d->policy->n_entries, d->policy->n_files - 1);
 	return 0;
 }
 

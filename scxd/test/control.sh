@@ -22,7 +22,7 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # a tree nobody but root could write, readable by the uid the peer tests use
 chmod 755 "$tmp"
-mkdir -p "$tmp/cg/scxd-demo.slice/web.scope" "$tmp/cg/scxd-demo.slice/batch.scope" \
+mkdir -p "$tmp/cg/scxd.slice/scxd-demo.slice/web.scope" "$tmp/cg/scxd.slice/scxd-demo.slice/batch.scope" \
 	"$tmp/cg/workload/a" "$tmp/sys/root" "$tmp/pins" "$tmp/state"
 cp "$policy_src" "$tmp/policy.json"
 sock=$tmp/state/control
@@ -121,27 +121,27 @@ check "status --json: nodes with state" grep -q '"state": "pending"' <<<"$js"
 # web.scope runs vtime, attached by a previous scxd (as in dry-run.sh)
 echo wparent >"$tmp/sys/root/ops"
 echo enabled >"$tmp/sys/state"
-web_id=$(stat -c %i "$tmp/cg/scxd-demo.slice/web.scope")
+web_id=$(stat -c %i "$tmp/cg/scxd.slice/scxd-demo.slice/web.scope")
 pin_name() { printf %s "$1" | sha256sum | cut -c1-32; }
-root_pin=$(pin_name /) web_pin=$(pin_name /scxd-demo.slice/web.scope)
+root_pin=$(pin_name /) web_pin=$(pin_name /scxd.slice/scxd-demo.slice/web.scope)
 mkdir -p "$tmp/sys/root/sub/sub-$web_id" "$tmp/pins/$root_pin" "$tmp/pins/$web_pin" \
 	"$tmp/state/nodes"
 echo vtime >"$tmp/sys/root/sub/sub-$web_id/ops"
 touch "$tmp/pins/$root_pin/link" "$tmp/pins/$web_pin/link"
 printf '{"version": 1, "cgroup": "/", "scheduler": "wparent", "ops": "wparent", "cgid": 1}\n' \
 	>"$tmp/state/nodes/$root_pin.json"
-printf '{"version": 1, "cgroup": "/scxd-demo.slice/web.scope", "scheduler": "vtime", "ops": "vtime", "cgid": %s}\n' \
+printf '{"version": 1, "cgroup": "/scxd.slice/scxd-demo.slice/web.scope", "scheduler": "vtime", "ops": "vtime", "cgid": %s}\n' \
 	"$web_id" >"$tmp/state/nodes/$web_pin.json"
 sed 's/"vtime"/"fifo"/' "$tmp/policy.json" >"$tmp/new.json"
 before=$("$ctl" -S "$sock" --json status | grep -c '"state"')
 d=$("$ctl" -S "$sock" diff "$tmp/new.json")
 echo "$d" | sed 's/^/# diff: /'
 check "diff: web.scope would be replaced, vtime -> fifo" \
-	grep -q "^replace /scxd-demo.slice/web.scope: vtime -> fifo (changed)" <<<"$d"
-check "diff: batch.scope would be attached" grep -q "^attach /scxd-demo.slice/batch.scope: fifo (new)" <<<"$d"
+	grep -q "^replace /scxd.slice/scxd-demo.slice/web.scope: vtime -> fifo (changed)" <<<"$d"
+check "diff: batch.scope would be attached" grep -q "^attach /scxd.slice/scxd-demo.slice/batch.scope: fifo (new)" <<<"$d"
 check "diff: the root stays (not in the plan)" bash -c '! grep -q " /: " <<<"$1"' _ "$d"
 check "diff applied nothing: status still shows web.scope attached with vtime" \
-	bash -c '"$1" -S "$2" status | grep -Eq "^ +/scxd-demo.slice/web.scope +vtime +attached$"' _ "$ctl" "$sock"
+	bash -c '"$1" -S "$2" status | grep -Eq "^ +/scxd.slice/scxd-demo.slice/web.scope +vtime +attached$"' _ "$ctl" "$sock"
 d=$("$ctl" -S "$sock" diff "$tmp/policy.json")
 check "diff with the running policy: only what is pending" bash -c '! grep -q "^replace" <<<"$1"' _ "$d"
 printf '{\n  "version": 1,\n  "entries": [ { "cgroup": "/", "scheduler": } ]\n}\n' >"$tmp/bad.json"

@@ -7,7 +7,7 @@ set -eu
 scxd=$1 sched_dir=$2 policy=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/cg/scxd-demo.slice/web.scope" "$tmp/cg/scxd-demo.slice/batch.scope" \
+mkdir -p "$tmp/cg/scxd.slice/scxd-demo.slice/web.scope" "$tmp/cg/scxd.slice/scxd-demo.slice/batch.scope" \
 	"$tmp/cg/workload/a" "$tmp/cg/system.slice" "$tmp/sys/root" "$tmp/pins" "$tmp/state"
 run() {
 	"$scxd" --dry-run --no-strict-modes --sub-sched="$1" --policy "$policy" \
@@ -24,9 +24,9 @@ expect() {
 
 got=$(run yes)
 expect "$got" "attach / wparent (new)
-attach /scxd-demo.slice/batch.scope fifo (new)
-attach /scxd-demo.slice/web.scope vtime (new)
-attach /workload/a lat (new)" "nothing attached: parents first, the literal beats the glob"
+attach /workload/a lat (new)
+attach /scxd.slice/scxd-demo.slice/batch.scope fifo (new)
+attach /scxd.slice/scxd-demo.slice/web.scope vtime (new)" "nothing attached: parents first, the literal beats the glob"
 
 got=$(run no)
 expect "$got" "scxd: ${policy}: 3 cgroup(s) match child entries, but this kernel has no sched_ext sub-scheduler support (sched_ext_ops.sub_cgroup_id); only the root entry is applied
@@ -36,35 +36,35 @@ attach / wparent (new)" "no sub-scheduler support: root only, said once"
 # by this one (pin named by the path's hash, JSON record), web.scope by
 # one before it (pin and text record under the %-escaped path).
 pin_name() { printf %s "$1" | sha256sum | cut -c1-32; }
-root_pin=$(pin_name /) web_pin=scxd-demo%2eslice%2fweb%2escope
+root_pin=$(pin_name /) web_pin=scxd%2eslice%2fscxd-demo%2eslice%2fweb%2escope
 echo wparent > "$tmp/sys/root/ops"
 echo enabled > "$tmp/sys/state"
-web_id=$(stat -c %i "$tmp/cg/scxd-demo.slice/web.scope")
+web_id=$(stat -c %i "$tmp/cg/scxd.slice/scxd-demo.slice/web.scope")
 mkdir -p "$tmp/sys/root/sub/sub-$web_id" "$tmp/pins/$root_pin" "$tmp/pins/$web_pin" "$tmp/state/nodes"
 echo vtime > "$tmp/sys/root/sub/sub-$web_id/ops"
 touch "$tmp/pins/$root_pin/link" "$tmp/pins/$web_pin/link"
 printf '{"version": 1, "cgroup": "/", "scheduler": "wparent", "ops": "wparent", "cgid": 1}\n' \
 	> "$tmp/state/nodes/$root_pin.json"
-printf 'cgroup /scxd-demo.slice/web.scope\nscheduler vtime\nops vtime\ncgid %s\n' "$web_id" \
+printf 'cgroup /scxd.slice/scxd-demo.slice/web.scope\nscheduler vtime\nops vtime\ncgid %s\n' "$web_id" \
 	> "$tmp/state/nodes/$web_pin"
 got=$(run yes)
-expect "$got" "attach /scxd-demo.slice/batch.scope fifo (new)
-attach /workload/a lat (new)" "adopted nodes are left alone (this scxd's and the previous version's)"
+expect "$got" "attach /workload/a lat (new)
+attach /scxd.slice/scxd-demo.slice/batch.scope fifo (new)" "adopted nodes are left alone (this scxd's and the previous version's)"
 
 # A foreign scheduler on a cgroup the policy does not want is not touched.
 a_id=$(stat -c %i "$tmp/cg/system.slice")
 mkdir -p "$tmp/sys/root/sub/sub-$a_id"
 echo simple > "$tmp/sys/root/sub/sub-$a_id/ops"
 got=$(run yes)
-expect "$got" "attach /scxd-demo.slice/batch.scope fifo (new)
-attach /workload/a lat (new)" "foreign schedulers are not detached"
+expect "$got" "attach /workload/a lat (new)
+attach /scxd.slice/scxd-demo.slice/batch.scope fifo (new)" "foreign schedulers are not detached"
 
 # web.scope's scheduler exited (gone from sysfs): it is to be attached again.
 rm -rf "$tmp/sys/root/sub/sub-$web_id"
 got=$(run yes)
-expect "$got" "attach /scxd-demo.slice/batch.scope fifo (new)
-attach /scxd-demo.slice/web.scope vtime (new)
-attach /workload/a lat (new)" "an exited child is reattached"
+expect "$got" "attach /workload/a lat (new)
+attach /scxd.slice/scxd-demo.slice/batch.scope fifo (new)
+attach /scxd.slice/scxd-demo.slice/web.scope vtime (new)" "an exited child is reattached"
 # The records are lost (runtime directory gone) but the pins remain: the
 # pinned schedulers are still scxd's, found by hashing (or escaping) the
 # paths of the cgroups that exist, and replaced rather than left as foreign.
@@ -72,12 +72,12 @@ mkdir -p "$tmp/sys/root/sub/sub-$web_id"
 echo vtime > "$tmp/sys/root/sub/sub-$web_id/ops"
 rm -rf "$tmp/state/nodes"
 got=$(run yes)
-expect "$got" "detach /scxd-demo.slice/web.scope (unrecorded) (changed)
+expect "$got" "detach /scxd.slice/scxd-demo.slice/web.scope (unrecorded) (changed)
 detach / (unrecorded) (changed)
 attach / wparent (changed)
-attach /scxd-demo.slice/batch.scope fifo (new)
-attach /scxd-demo.slice/web.scope vtime (changed)
-attach /workload/a lat (new)" "pins without records are adopted and replaced"
+attach /workload/a lat (new)
+attach /scxd.slice/scxd-demo.slice/batch.scope fifo (new)
+attach /scxd.slice/scxd-demo.slice/web.scope vtime (changed)" "pins without records are adopted and replaced"
 # A root scheduler scxd did not attach blocks the whole tree: nothing is
 # planned below it, and one line says so.
 rm -rf "$tmp/pins" "$tmp/state/nodes"

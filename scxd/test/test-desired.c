@@ -116,11 +116,64 @@ static void test_duplicate_cgroups_yield_one_node(void)
 	policy_free(p);
 }
 
+/*
+ * Unit entries on a systemd-like tree: the slice by its dashes, scopes
+ * under a given slice, and a scope glob at any depth, which is left out
+ * (with a note naming the parent) where it would nest under a scheduler
+ * that cannot host children.
+ */
+static void test_unit_entries_on_a_systemd_tree(void)
+{
+	static const char *const tree[] = {
+		"/", "/system.slice", "/system.slice/cron.service",
+		"/scxd.slice", "/scxd.slice/scxd-demo.slice",
+		"/scxd.slice/scxd-demo.slice/web.scope", "/scxd.slice/scxd-demo.slice/batch.scope",
+		"/scxd-demo.slice/web.scope",
+		"/user.slice", "/user.slice/user-0.slice", "/user.slice/user-0.slice/job-1.scope",
+		"/leaf.slice", "/leaf.slice/job-2.scope",
+	};
+	struct policy *p = parse(
+		"{\"version\": 1, \"entries\": ["
+		"{\"cgroup\": \"/\", \"scheduler\": \"wparent\"},"
+		"{\"unit\": \"*.scope\", \"slice\": \"scxd-demo.slice\", \"scheduler\": \"vtime\"},"
+		"{\"unit\": \"batch.scope\", \"slice\": \"scxd-demo.slice\", \"scheduler\": \"fifo\"},"
+		"{\"unit\": \"job-*.scope\", \"scheduler\": \"lat\"},"
+		"{\"unit\": \"leaf.slice\", \"scheduler\": \"fifo\"}]}");
+	struct desired_opts opts = { .sub_sched_supported = true };
+	struct desired_result r;
+	const struct sched_node *n;
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	CHECK_INTEQ(desired_build(p, tree, ELEMENTSOF(tree), &opts, &r), 0);
+	n = sched_tree_find(&r.tree, "/scxd.slice/scxd-demo.slice/web.scope");
+	CHECK(n && streq(n->scheduler, "vtime") && n->depth == 2);
+	n = sched_tree_find(&r.tree, "/scxd.slice/scxd-demo.slice/batch.scope");
+	CHECK(n && streq(n->scheduler, "fifo"));
+	/* not where systemd puts scxd-demo.slice */
+	CHECK(sched_tree_find(&r.tree, "/scxd-demo.slice/web.scope") == NULL);
+	n = sched_tree_find(&r.tree, "/user.slice/user-0.slice/job-1.scope");
+	CHECK(n && streq(n->scheduler, "lat") && n->depth == 2);
+	CHECK(sched_tree_find(&r.tree, "/leaf.slice") != NULL);
+	CHECK(sched_tree_find(&r.tree, "/leaf.slice/job-2.scope") == NULL);
+	CHECK_INTEQ(r.tree.n, 5);
+	CHECK_INTEQ(r.n_notes, 1);
+	if (r.n_notes) {
+		CHECK_STREQ(r.notes[0].cgroup, "/leaf.slice/job-2.scope");
+		CHECK_STREQ(r.notes[0].message,
+			    "entries[3] unit \"job-*.scope\": not attached, its parent /leaf.slice (fifo) cannot host children");
+	}
+	desired_result_done(&r);
+	policy_free(p);
+}
+
 int main(void)
 {
 	test_desired_tree_nests_by_nearest_attached_ancestor();
 	test_without_sub_sched_support_only_the_root_is_wanted();
 	test_no_root_entry_wants_nothing();
 	test_duplicate_cgroups_yield_one_node();
+	test_unit_entries_on_a_systemd_tree();
 	return test_main_end("test-desired");
 }

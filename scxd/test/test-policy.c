@@ -111,7 +111,7 @@ static void test_entry_keys_and_types(void)
 {
 	EXPECT_ERRORS("{\"version\": 1, \"entries\": [\n"
 		      "  {\"cgroup\": \"/\", \"sched\": \"wparent\"}]}",
-		      "t.json:2:19: entries[0] \"/\": unknown key \"sched\" (expected: cgroup, scheduler, tunables, comment)",
+		      "t.json:2:19: entries[0] \"/\": unknown key \"sched\" (expected: cgroup or unit, slice, scheduler, tunables, comment)",
 		      "t.json:2:3: entries[0] \"/\": missing \"scheduler\"");
 	EXPECT_ERRORS("{\"version\": 1, \"entries\": [\n"
 		      "  {\"cgroup\": 7, \"scheduler\": \"wparent\"}]}",
@@ -228,7 +228,7 @@ static void test_positions_survive_odd_keys_and_text(void)
 		      "t.json:1:70: top level: unknown key \"\xc3\xa9\" (expected: version, entries, comment)");
 	EXPECT_ERRORS("{\"version\": 1, \"entries\": [{\"cgroup\": \"/\", \"scheduler\": \"wparent\","
 		      " \"x\\u0041\": 1}]}",
-		      "t.json:1:68: entries[0] \"/\": unknown key \"xA\" (expected: cgroup, scheduler, tunables, comment)");
+		      "t.json:1:68: entries[0] \"/\": unknown key \"xA\" (expected: cgroup or unit, slice, scheduler, tunables, comment)");
 }
 
 static void test_all_errors_are_reported_at_once(void)
@@ -238,6 +238,82 @@ static void test_all_errors_are_reported_at_once(void)
 		      "  {\"cgroup\": \"/x\", \"scheduler\": \"vtime\", \"tunables\": {\"q\": 1}}]}",
 		      "t.json:2:32: entries[0] \"/\": unknown scheduler \"nope\": no object /test/sched/<name>.bpf.o",
 		      "t.json:3:55: entries[1] \"/x\": scheduler \"vtime\" has no tunable \"q\" (available: slice_us)");
+}
+
+static void test_unit_entries(void)
+{
+	struct diag_list d = {};
+	struct policy *p = NULL;
+	const char *text =
+		"{\"version\": 1, \"entries\": [\n"
+		" {\"unit\": \"-.slice\", \"scheduler\": \"wparent\"},\n"
+		" {\"unit\": \"batch.slice\", \"scheduler\": \"fifo\"},\n"
+		" {\"unit\": \"*.scope\", \"slice\": \"scxd-demo.slice\", \"scheduler\": \"vtime\"},\n"
+		" {\"unit\": \"db-*.scope\", \"scheduler\": \"lat\"},\n"
+		" {\"unit\": \"db-main.scope\", \"scheduler\": \"fifo\"},\n"
+		" {\"cgroup\": \"/w/db-x.scope\", \"scheduler\": \"vtime\"}\n"
+		"]}";
+
+	CHECK_INTEQ(policy_parse("t.json", text, strlen(text), &fake_catalog, &d, &p), 0);
+	for (size_t i = 0; i < d.n; i++)
+		fprintf(stderr, "%s\n", d.lines[i]);
+	diag_list_done(&d);
+	if (!p)
+		return;
+	/* "-.slice" is the root entry */
+	CHECK(p->root == &p->entries[0]);
+	CHECK_STREQ(policy_match(p, "/batch.slice")->scheduler, "fifo");
+	CHECK(policy_match(p, "/batch.slice/x.scope") == NULL);
+	CHECK_STREQ(policy_match(p, "/scxd.slice/scxd-demo.slice/web.scope")->scheduler, "vtime");
+	/* the slice systemd would not put there is not matched */
+	CHECK(policy_match(p, "/scxd-demo.slice/web.scope") == NULL);
+	/* without a slice: the last component, at any depth */
+	CHECK_STREQ(policy_match(p, "/db-1.scope")->scheduler, "lat");
+	CHECK_STREQ(policy_match(p, "/system.slice/a/db-2.scope")->scheduler, "lat");
+	CHECK(policy_match(p, "/db-2.scope/child") == NULL);
+	/* among any-depth entries the more specific wins ... */
+	CHECK_STREQ(policy_match(p, "/u.slice/db-main.scope")->scheduler, "fifo");
+	/* ... and an entry that says where the cgroup is beats them all */
+	CHECK_STREQ(policy_match(p, "/w/db-x.scope")->scheduler, "vtime");
+	CHECK_STREQ(policy_entry_name(&p->entries[3]), "entries[3] unit \"db-*.scope\"");
+	CHECK_STREQ(policy_entry_name(&p->entries[5]), "entries[5] \"/w/db-x.scope\"");
+	policy_free(p);
+
+	EXPECT_ERRORS("{\"version\": 1, \"entries\": [\n"
+		      "  {\"cgroup\": \"/\", \"scheduler\": \"wparent\"},\n"
+		      "  {\"unit\": \"a--b.slice\", \"scheduler\": \"fifo\"},\n"
+		      "  {\"unit\": \"x.scope\", \"cgroup\": \"/x\", \"scheduler\": \"fifo\"},\n"
+		      "  {\"scheduler\": \"fifo\"},\n"
+		      "  {\"cgroup\": \"/y\", \"slice\": \"a.slice\", \"scheduler\": \"fifo\"},\n"
+		      "  {\"unit\": \"y.scope\", \"slice\": 3, \"scheduler\": \"fifo\"}]}",
+		      "t.json:3:12: entries[1] unit \"a--b.slice\": unit is not a valid slice name (no leading, trailing or double '-'; the root slice is \"-.slice\")",
+		      "t.json:4:3: entries[2]: has both \"cgroup\" and \"unit\"; an entry names one of them",
+		      "t.json:5:3: entries[3]: missing \"cgroup\" (a path) or \"unit\" (a systemd unit)",
+		      "t.json:6:20: entries[4] \"/y\": \"slice\" goes only with \"unit\" (a scope or service)",
+		      "t.json:7:32: entries[5] unit \"y.scope\": \"slice\" must be a string, got an integer");
+	/* any-depth entries tie among themselves, with the unit's position */
+	EXPECT_ERRORS("{\"version\": 1, \"entries\": [\n"
+		      "  {\"cgroup\": \"/\", \"scheduler\": \"wparent\"},\n"
+		      "  {\"unit\": \"a*.scope\", \"scheduler\": \"fifo\"},\n"
+		      "  {\"unit\": \"*b.scope\", \"scheduler\": \"lat\"},\n"
+		      "  {\"cgroup\": \"/*b.scope\", \"scheduler\": \"lat\"}]}",
+		      "t.json:4:12: entries[2] unit \"*b.scope\": ties with entries[1] unit \"a*.scope\": equally specific and both can match the same cgroup");
+	/* a unit entry and a path entry for the same cgroup are duplicates */
+	EXPECT_ERRORS("{\"version\": 1, \"entries\": [\n"
+		      "  {\"cgroup\": \"/\", \"scheduler\": \"wparent\"},\n"
+		      "  {\"cgroup\": \"/a.slice/a-b.slice\", \"scheduler\": \"fifo\"},\n"
+		      "  {\"unit\": \"a-b.slice\", \"scheduler\": \"lat\"}]}",
+		      "t.json:4:12: entries[2] unit \"a-b.slice\": same cgroup pattern as entries[1] \"/a.slice/a-b.slice\"");
+	/* slices nest: under a scheduler that cannot host children */
+	EXPECT_ERRORS("{\"version\": 1, \"entries\": [\n"
+		      "  {\"cgroup\": \"/\", \"scheduler\": \"wparent\"},\n"
+		      "  {\"unit\": \"a.slice\", \"scheduler\": \"fifo\"},\n"
+		      "  {\"unit\": \"a-b.slice\", \"scheduler\": \"lat\"}]}",
+		      "t.json:4:12: entries[2] unit \"a-b.slice\": would be nested under entries[1] unit \"a.slice\" whose scheduler \"fifo\" cannot host children");
+	/* an any-depth entry needs the root entry too */
+	EXPECT_ERRORS("{\"version\": 1, \"entries\": [\n"
+		      "  {\"unit\": \"x.scope\", \"scheduler\": \"lat\"}]}",
+		      "t.json:2:12: entries[0] unit \"x.scope\": child entries need a root entry \"/\"");
 }
 
 int main(void)
@@ -253,5 +329,6 @@ int main(void)
 	test_depth_is_limited_to_four();
 	test_positions_survive_odd_keys_and_text();
 	test_all_errors_are_reported_at_once();
+	test_unit_entries();
 	return test_main_end("test-policy");
 }

@@ -144,6 +144,76 @@ if [ -f /payload/detach-exit.sh ]; then
 		nok journal-message-id-sched-exited "$n entries, CODE_FILE='$file'"
 fi
 
+# unit entries and drop-ins: a drop-in names a slice (placed by its
+# dashes: /scxd.slice/scxd-probe.slice) and a scope glob without a slice
+# (any depth); systemd puts the units there and scxd attaches to them. A
+# broken drop-in is rejected with its file:line and changes nothing;
+# removing the drop-in detaches what it added.
+sched_of() {	# the ops of the scheduler on cgroup $1, empty if none
+	id=$(stat -c %i "/sys/fs/cgroup$1" 2>/dev/null)
+	[ -n "$id" ] || return 0
+	d=$(find /sys/kernel/sched_ext/root/sub -type d -name "sub-$id" 2>/dev/null | head -1)
+	[ -n "$d" ] && cat "$d/ops"
+}
+wait_sched() {	# wait up to 30 s until cgroup $1 runs $2 (none for "")
+	i=0
+	while :; do
+		got_s=$(sched_of "$1")
+		if [ -z "$2" ]; then
+			[ -z "$got_s" ] && return 0
+		elif [ "$got_s" = "$2" ] || [ "$got_s" = "scxd_$2" ]; then
+			return 0
+		fi
+		[ $i -ge 150 ] && return 1
+		sleep 0.2; i=$((i + 1))
+	done
+}
+if grep -qa sub_cgroup_id /sys/kernel/btf/vmlinux; then
+	mkdir -p /etc/scxd/policy.d
+	printf '%s\n' '{' '  "version": 1,' '  "entries": [' \
+		'    { "unit": "scxd-probe.slice", "scheduler": "fifo" },' \
+		'    { "unit": "probe-*.scope", "scheduler": "lat" }' '  ]' '}' \
+		> /etc/scxd/policy.d/50-units.json
+	chmod 0644 /etc/scxd/policy.d/50-units.json
+	systemctl reload scxd.service 2>/dev/null
+	systemd-run --quiet --scope --unit=probe-1 sleep 300 &
+	systemd-run --quiet --scope --unit=inslice --slice=scxd-probe.slice sleep 300 &
+	sleep 1
+	slice_cg=$(systemctl show -p ControlGroup --value scxd-probe.slice)
+	scope_cg=$(systemctl show -p ControlGroup --value probe-1.scope)
+	if [ "$slice_cg" = /scxd.slice/scxd-probe.slice ] && wait_sched "$slice_cg" fifo &&
+	   [ -n "$scope_cg" ] && wait_sched "$scope_cg" lat; then
+		ok "unit-entries-from-drop-in (scxd-probe.slice at $slice_cg runs $(sched_of "$slice_cg"), probe-1.scope at $scope_cg runs $(sched_of "$scope_cg"))"
+	else
+		nok unit-entries-from-drop-in "scxd-probe.slice at '$slice_cg' runs '$(sched_of "$slice_cg")', probe-1.scope at '$scope_cg' runs '$(sched_of "$scope_cg")'"
+		journalctl -u scxd.service --no-pager -o cat | tail -10
+	fi
+
+	seq0=$(cat /sys/kernel/sched_ext/enable_seq)
+	since=$(date +%s)
+	printf '{\n  "version": 1, "entries": [ { "unit": "x.slice" "scheduler": "fifo" } ]\n}\n' \
+		> /etc/scxd/policy.d/60-broken.json
+	systemctl reload scxd.service 2>/dev/null
+	sleep 3
+	err=$(journalctl -u scxd.service --since "@$since" --no-pager -o cat | grep -m1 '60-broken.json:2:')
+	seq1=$(cat /sys/kernel/sched_ext/enable_seq)
+	if [ -n "$err" ] && [ "$seq1" = "$seq0" ] && wait_sched "$slice_cg" fifo &&
+	   wait_sched "$scope_cg" lat && [ "$(systemctl is-active scxd.service)" = active ]; then
+		ok "broken-drop-in-keeps-policy (\"$err\", enable_seq $seq0->$seq1)"
+	else
+		nok broken-drop-in-keeps-policy "journal '$err', enable_seq $seq0->$seq1, slice runs '$(sched_of "$slice_cg")', scope '$(sched_of "$scope_cg")'"
+	fi
+
+	rm -f /etc/scxd/policy.d/50-units.json /etc/scxd/policy.d/60-broken.json
+	systemctl reload scxd.service 2>/dev/null
+	if wait_sched "$slice_cg" "" && wait_sched "$scope_cg" ""; then
+		ok "drop-in-removed-detaches (scxd-probe.slice and probe-1.scope run no scheduler)"
+	else
+		nok drop-in-removed-detaches "slice runs '$(sched_of "$slice_cg")', scope '$(sched_of "$scope_cg")'"
+	fi
+	systemctl stop probe-1.scope inslice.scope 2>/dev/null
+fi
+
 echo "--- scxdctl status"
 scxdctl status
 echo "---"

@@ -77,6 +77,13 @@ fi
 cp /run/policy.good /etc/scxd/policy.json
 systemctl reload scxd.service
 
+# installed from the .deb: the package's own checks and an upgrade under
+# the running policy (deb.sh, handed in by tests/guest/systemd/run)
+if [ -f /payload/deb.sh ]; then
+	sh /payload/deb.sh
+	fails=$((fails + $?))
+fi
+
 # a reload that removes a subtree; children that error or stall
 # (detach-exit.sh, handed in with its payloads by tests/guest/systemd/run)
 if [ -f /payload/detach-exit.sh ]; then
@@ -91,4 +98,10 @@ scxctl status >/dev/null 2>&1 && ok scxctl-status || nok scxctl-status "exit $?"
 
 echo "--- journal"
 journalctl -u scxd.service --no-pager -o cat | tail -15
+
+# last: purging the package detaches the schedulers and removes its state
+if [ -f /payload/deb.sh ]; then
+	sh /payload/deb.sh purge
+	fails=$((fails + $?))
+fi
 exit $fails

@@ -48,6 +48,8 @@ done
 
 log() { printf 'kernel/build-upstream: %s\n' "$*" >&2; }
 die() { printf 'kernel/build-upstream: error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=kernel/progress.sh
+. "$repo/kernel/progress.sh"
 
 pkg=linux-source-$series
 variant=upstream-$series
@@ -201,7 +203,9 @@ if [ "$(cat "$kbuild/.scxd-key" 2>/dev/null)" != "$key" ] || [ ! -f "$kbuild/arc
 		esac
 	done < <(cat "${fragments[@]}" | grep '^CONFIG_')
 	[ $bad = 0 ] || die "config fragments do not apply cleanly to $pkg $kver"
-	"${kmake[@]}" bzImage >&2
+	# the step count is a first guess until a build of the variant records its own
+	scxd_logged_make "$variant kernel" "$kbuild/build.log" "$kbuild.steps" 2300 \
+		"${kmake[@]}" bzImage || die "$variant kernel build failed; full output: $kbuild/build.log"
 	echo "$key" > "$kbuild/.scxd-key"
 fi
 

@@ -37,11 +37,15 @@ while [ $# -gt 0 ]; do
 done
 
 log() { printf 'kernel/build: %s\n' "$*" >&2; }
+# shellcheck source=kernel/progress.sh
+. "$repo/kernel/progress.sh"
 die() { printf 'kernel/build: error: %s\n' "$*" >&2; exit 1; }
 
+# default_steps: kbuild's step count for a first build's progress line,
+# measured on 6.12.118; each build then records its own (kernel/progress.sh)
 case $variant in
-guest) fragments=("$repo/kernel/config/guest.config") ;;
-debug) fragments=("$repo/kernel/config/guest.config" "$repo/kernel/config/debug.config") ;;
+guest) fragments=("$repo/kernel/config/guest.config"); default_steps=2160 ;;
+debug) fragments=("$repo/kernel/config/guest.config" "$repo/kernel/config/debug.config"); default_steps=2200 ;;
 *) die "unknown variant '$variant' (guest or debug)" ;;
 esac
 [ $pristine = 1 ] && variant=$variant-pristine
@@ -181,7 +185,8 @@ if [ "$(cat "$kbuild/.scxd-key" 2>/dev/null)" != "$key" ] || [ ! -f "$kbuild/arc
 		esac
 	done < <(cat "${fragments[@]}" | grep '^CONFIG_')
 	[ $bad = 0 ] || die "config fragments for $variant do not apply cleanly"
-	"${kmake[@]}" bzImage >&2
+	scxd_logged_make "$variant kernel" "$kbuild/build.log" "$kbuild.steps" "$default_steps" \
+		"${kmake[@]}" bzImage || die "$variant kernel build failed; full output: $kbuild/build.log"
 	echo "$key" > "$kbuild/.scxd-key"
 fi
 

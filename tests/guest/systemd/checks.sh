@@ -132,6 +132,13 @@ empty=$(journalctl -u scxd.service -o export --no-pager | grep -c '^SCXD_[A-Z_]*
 logc=$(journalctl -u scxd.service -o export --no-pager | grep -c '^CODE_FILE=log.c$')
 [ "$logc" = 0 ] && ok "journal-code-file-is-the-caller" || nok journal-code-file-is-the-caller "$logc entries say CODE_FILE=log.c"
 
+# installed from the .deb: the package's own checks and an upgrade under
+# the running policy (deb.sh, handed in by tests/guest/systemd/run)
+if [ -f /payload/deb.sh ]; then
+	sh /payload/deb.sh
+	fails=$((fails + $?))
+fi
+
 # a reload that removes a subtree; children that error or stall
 # (detach-exit.sh, handed in with its payloads by tests/guest/systemd/run)
 if [ -f /payload/detach-exit.sh ]; then
@@ -244,4 +251,10 @@ systemctl restart scxd.service 2>/dev/null
 
 echo "--- journal"
 journalctl -u scxd.service --no-pager -o cat | tail -15
+
+# last: purging the package detaches the schedulers and removes its state
+if [ -f /payload/deb.sh ]; then
+	sh /payload/deb.sh purge
+	fails=$((fails + $?))
+fi
 exit $fails

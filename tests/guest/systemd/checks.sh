@@ -212,6 +212,7 @@ if grep -qa sub_cgroup_id /sys/kernel/btf/vmlinux; then
 	fi
 
 	rm -f /etc/scxd/policy.d/50-units.json /etc/scxd/policy.d/60-broken.json
+	rmdir /etc/scxd/policy.d 2>/dev/null
 	systemctl reload scxd.service 2>/dev/null
 	if wait_sched "$slice_cg" "" && wait_sched "$scope_cg" ""; then
 		ok "drop-in-removed-detaches (scxd-probe.slice and probe-1.scope run no scheduler)"

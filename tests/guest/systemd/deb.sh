@@ -73,7 +73,8 @@ sleep 600 &
 sleeper=$!
 echo $sleeper > $cg/cgroup.procs
 i=0
-while ! links | grep -q 'workload%2fupgrade id=' && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+up_pin=$(printf %s /workload/upgrade | sha256sum | cut -c1-32)
+while ! links | grep -q "$up_pin id=" && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
 sleep 1
 v0=$(dpkg-query -W -f='${Version}' scxd)
 pid0=$(systemctl show -p MainPID --value scxd.service)
@@ -89,7 +90,7 @@ exe=$(readlink /proc/$pid1/exe 2>&1)
 links1=$(links)
 seq1=$(cat /sys/kernel/sched_ext/enable_seq)
 if [ $rc = 0 ] && [ "$v1" != "$v0" ] && [ "$pid1" != "$pid0" ] && [ "$pid1" != 0 ] &&
-   [ "$exe" = /usr/sbin/scxd ] && echo "$links0" | grep -q 'workload%2fupgrade id=' &&
+   [ "$exe" = /usr/sbin/scxd ] && echo "$links0" | grep -q "$up_pin id=" &&
    [ "$links1" = "$links0" ] && [ "$seq1" = "$seq0" ] &&
    [ "$(systemctl is-active scxd.service)" = active ]; then
 	ok "deb-upgrade-adopts (scxd $v0 -> $v1, pid $pid0 -> $pid1 running $exe; links before: $links0; after: $links1; enable_seq $seq0 -> $seq1)"

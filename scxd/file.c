@@ -102,8 +102,7 @@ static int open_dir_checked(const char *dir, bool trusted, char **reason)
 	}
 }
 
-/* Read fd to EOF into a growing buffer; -EFBIG beyond max_size. */
-static int read_to_eof(int fd, size_t hint, size_t max_size, char **ret, size_t *ret_size)
+int file_read_fd(int fd, size_t hint, size_t max_size, char **ret, size_t *ret_size)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t have = 0, cap = hint < 4096 ? 4096 : hint + 1;
@@ -198,7 +197,7 @@ int file_read(const char *path, size_t max_size, unsigned flags, char **ret,
 	if ((size_t)st.st_size > max_size)
 		return refuse(-EFBIG, reason, "%s is %jd bytes, more than the %zu allowed; refusing it",
 			      path, (intmax_t)st.st_size, max_size);
-	r = read_to_eof(fd, st.st_size, max_size, ret, ret_size);
+	r = file_read_fd(fd, st.st_size, max_size, ret, ret_size);
 	if (r == -EFBIG)
 		return refuse(r, reason, "%s grew past the %zu bytes allowed while being read; refusing it",
 			      path, max_size);

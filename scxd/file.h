@@ -37,3 +37,10 @@ enum {
  */
 int file_read(const char *path, size_t max_size, unsigned flags, char **ret,
 	      size_t *ret_size, char **reason);
+
+/*
+ * Read fd to EOF into a NUL-terminated buffer, starting at hint bytes and
+ * growing; -EFBIG beyond max_size bytes. No checks on what fd is: for
+ * callers that opened and judged it themselves.
+ */
+int file_read_fd(int fd, size_t hint, size_t max_size, char **ret, size_t *ret_size);

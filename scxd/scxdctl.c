@@ -18,6 +18,7 @@
 
 #include "check.h"
 #include "control.h"
+#include "file.h"
 #include "sched-json.h"
 #include "strict.h"
 #include "util.h"
@@ -296,8 +297,6 @@ static int cmd_list(const struct options *o)
 static int read_policy(const char *file, char **ret, size_t *ret_len)
 {
 	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = 0;
 	struct stat st;
 
 	if (fd < 0)
@@ -306,30 +305,8 @@ static int read_policy(const char *file, char **ret, size_t *ret_len)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	for (;;) {
-		ssize_t n;
-
-		if (len + 4096 > cap) {
-			char *b = realloc(buf, cap = 2 * cap + 8192);
-
-			if (!b)
-				return -ENOMEM;
-			buf = b;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += n;
-		if (len > CONTROL_REQUEST_MAX - 4096)
-			return -EFBIG;
-	}
-	*ret = TAKE_PTR(buf);
-	*ret_len = len;
-	return 0;
+	/* room for the request around the text */
+	return file_read_fd(fd, st.st_size, CONTROL_REQUEST_MAX - 4096, ret, ret_len);
 }
 
 static int cmd_diff(const struct options *o, const char *file)

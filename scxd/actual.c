@@ -185,6 +185,8 @@ static int add_kernel_sched(struct actual_state *a, uint64_t cgid, const char *d
 		return 0; /* no ops file: not running */
 	snprintf(path, sizeof(path), "%s/events", dir);
 	k->events = read_small_file(path);
+	snprintf(path, sizeof(path), "%s/caps", dir);
+	k->caps = read_small_file(path);
 	a->n_kernel++;
 	return 0;
 }
@@ -687,6 +689,7 @@ void actual_state_done(struct actual_state *a)
 	for (size_t i = 0; i < a->n_kernel; i++) {
 		free(a->kernel[i].ops);
 		free(a->kernel[i].events);
+		free(a->kernel[i].caps);
 	}
 	free(a->kernel);
 	*a = (struct actual_state){};

@@ -39,6 +39,7 @@ struct kernel_sched {
 	uint64_t cgid;		/* 1 for the root */
 	char *ops;		/* ops name as the kernel shows it */
 	char *events;		/* contents of its events file, or NULL */
+	char *caps;		/* contents of its caps file, or NULL (no CPU delegation) */
 };
 
 struct actual_state {

@@ -390,61 +390,35 @@ int apply_detach(const struct scxd_paths *paths, const char *cgroup)
 	return pin_record_remove(paths, cgroup);
 }
 
-/* enum scx_exit_kind, as in the kernel and the seeds (SCX_EXIT_PARENT). */
-static const char *exit_kind_name(int kind)
-{
-	switch (kind) {
-	case 1: return "done";
-	case 64: return "unregistered";
-	case 65: return "unregistered by BPF";
-	case 66: return "unregistered by the kernel";
-	case 67: return "sysrq";
-	case 68: return "parent exited";
-	case 1024: return "error";
-	case 1025: return "BPF error";
-	case 1026: return "stall (watchdog)";
-	default: return NULL;
-	}
-}
-
-char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *rec, int *kind_ret)
+int apply_read_exit(const struct scxd_paths *paths, const struct pin_record *rec,
+		    struct sched_exit *ret)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info), zero = 0;
 	_cleanup_free_ unsigned char *value = NULL;
+	_cleanup_close_ int fd = -1;
 	char dir[4096], pin[4200];
-	char *out = NULL;
-	int fd;
 
-	*kind_ret = 0;
+	*ret = (struct sched_exit){};
 	if (rec->uei_offset == SIZE_MAX)
-		return NULL;
+		return -ENODATA;
 	if (rec->pin)
 		snprintf(dir, sizeof(dir), "%s/%s", paths->pin_dir, rec->pin);
 	else if (pin_paths(paths, rec->cgroup, dir, sizeof(dir)) < 0)
-		return NULL;
+		return -ENODATA;
 	snprintf(pin, sizeof(pin), "%s/data", dir);
 	fd = bpf_obj_get(pin);
 	if (fd < 0)
-		return NULL;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
-	    rec->uei_offset <= info.value_size &&
-	    info.value_size - rec->uei_offset >= 16 + 128 + 1024 &&
-	    (value = calloc(1, info.value_size)) &&
-	    bpf_map_lookup_elem(fd, &zero, value) == 0) {
-		const unsigned char *u = value + rec->uei_offset;
-		int kind;
-		long long code;
-
-		memcpy(&kind, u, sizeof(kind));
-		memcpy(&code, u + 8, sizeof(code));
-		*kind_ret = kind;
-		if (kind != 0 &&
-		    asprintf(&out, "%s, kind %d, code %lld: %.128s%s%.1024s%s",
-			     exit_kind_name(kind) ?: "unknown", kind, code, (const char *)u + 16,
-			     u[144] ? " (" : "", (const char *)u + 144, u[144] ? ")" : "") < 0)
-			out = NULL;
-	}
-	close(fd);
-	return out;
+		return -ENODATA;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0 ||
+	    rec->uei_offset > info.value_size ||
+	    info.value_size - rec->uei_offset < 16 + SCHED_EXIT_REASON_LEN + SCHED_EXIT_MSG_LEN)
+		return -ENODATA;
+	value = calloc(1, info.value_size);
+	if (!value)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &zero, value) < 0)
+		return -ENODATA;
+	sched_exit_from_uei(value + rec->uei_offset, ret);
+	return ret->kind ? 0 : -ENODATA;
 }

@@ -12,6 +12,7 @@
 
 #include "actual.h"
 #include "desired.h"
+#include "sched-stats.h"
 
 /* 1 if the running kernel's sched_ext_ops has sub_cgroup_id, 0 if not. */
 int apply_kernel_has_sub_sched(void);
@@ -47,12 +48,9 @@ int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
 /* Unpin and detach what scxd attached on cgroup. */
 int apply_detach(const struct scxd_paths *paths, const char *cgroup);
 
-/* enum scx_exit_kind values scxd acts on */
-#define SCXD_EXIT_PARENT 68	/* SCX_EXIT_PARENT: disabled because its parent went */
-
 /*
- * The exit reason a scheduler recorded (UEI) in its pinned .data map:
- * "<kind name>, kind N, code C: reason (msg)", and the kind. NULL (kind 0)
- * if it recorded none.
+ * The exit info a scheduler recorded (UEI) in its pinned .data map, into
+ * *ret: 0, or -ENODATA if it recorded none (or the map cannot be read).
  */
-char *apply_read_exit(const struct scxd_paths *paths, const struct pin_record *rec, int *kind);
+int apply_read_exit(const struct scxd_paths *paths, const struct pin_record *rec,
+		    struct sched_exit *ret);

@@ -21,6 +21,8 @@
 #include "util.h"
 
 #define CAN_HOST_MARKER "scxd_can_host_children"
+#define SUB_ATTACH_MEMBER "sub_attach"
+#define GRANT_KFUNC "scx_bpf_sub_grant"
 
 static void btf_freep(struct btf **b)
 {
@@ -43,6 +45,111 @@ struct rodata {
 	size_t n_symbols, strtab;
 	Elf_Data *btf;
 };
+
+/*
+ * Whether a relocation of section target_shndx (0: of any section) is at
+ * byte offset, or with offset SIZE_MAX, refers to symbol sym_index.
+ */
+static bool has_relocation(Elf *elf, size_t target_shndx, size_t offset, size_t sym_index)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_REL || !sh.sh_entsize)
+			continue;
+		if (target_shndx && sh.sh_info != target_shndx)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rel rel;
+
+			if (!gelf_getrel(data, i, &rel))
+				break;
+			if (offset != SIZE_MAX ? rel.r_offset == offset
+					       : GELF_R_SYM(rel.r_info) == sym_index)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Byte offset of a member of the struct a variable is, SIZE_MAX if none. */
+static size_t var_member_offset(const struct btf *btf, const char *var, const char *member)
+{
+	const struct btf_type *t;
+	const struct btf_member *m;
+	__s32 id = btf__find_by_name_kind(btf, var, BTF_KIND_VAR);
+
+	if (id <= 0)
+		return SIZE_MAX;
+	t = btf__type_by_id(btf, btf__resolve_type(btf, btf__type_by_id(btf, id)->type));
+	if (!t || !btf_is_struct(t))
+		return SIZE_MAX;
+	m = btf_members(t);
+	for (unsigned i = 0; i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(btf, m->name_off);
+
+		if (name && streq(name, member))
+			return btf_member_bit_offset(t, i) / 8;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * Whether a struct_ops variable (in a ".struct_ops*" section) sets member:
+ * the member holds a program, which the object says with a relocation at
+ * the member's place in the section, against the program's symbol.
+ */
+static bool struct_ops_sets(Elf *elf, const struct btf *btf, Elf_Data *symbols,
+			    size_t n_symbols, size_t strtab, const char *member)
+{
+	size_t shstrndx;
+
+	if (!symbols || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return false;
+	for (size_t i = 0; i < n_symbols; i++) {
+		const char *name, *sec;
+		Elf_Scn *scn;
+		GElf_Shdr sh;
+		GElf_Sym sym;
+		size_t off;
+
+		if (!gelf_getsym(symbols, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+			continue;
+		scn = elf_getscn(elf, sym.st_shndx);
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		sec = elf_strptr(elf, shstrndx, sh.sh_name);
+		name = elf_strptr(elf, strtab, sym.st_name);
+		if (!sec || !startswith(sec, ".struct_ops") || !name)
+			continue;
+		off = var_member_offset(btf, name, member);
+		if (off != SIZE_MAX && has_relocation(elf, sym.st_shndx, sym.st_value + off, 0))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the code calls the kfunc name: relocations against its undefined symbol. */
+static bool calls_kfunc(Elf *elf, Elf_Data *symbols, size_t n_symbols, size_t strtab,
+			const char *kfunc)
+{
+	for (size_t i = 0; symbols && i < n_symbols; i++) {
+		const char *name;
+		GElf_Sym sym;
+
+		if (!gelf_getsym(symbols, i, &sym) || sym.st_shndx != SHN_UNDEF)
+			continue;
+		name = elf_strptr(elf, strtab, sym.st_name);
+		if (name && streq(name, kfunc))
+			return has_relocation(elf, 0, SIZE_MAX, i);
+	}
+	return false;
+}
 
 static int rodata_open(Elf *elf, struct rodata *rd)
 {
@@ -237,7 +344,11 @@ int sched_info_load_mem(const char *path, const char *name, char *image, size_t 
 	s->path = strdup(path);
 	if (!s->name || !s->path)
 		return -ENOMEM;
-	s->can_host_children = btf__find_by_name_kind(btf, CAN_HOST_MARKER, BTF_KIND_VAR) > 0;
+	s->has_sub_attach = struct_ops_sets(elf, btf, rd.symbols, rd.n_symbols, rd.strtab,
+					    SUB_ATTACH_MEMBER);
+	s->grants_cpus = calls_kfunc(elf, rd.symbols, rd.n_symbols, rd.strtab, GRANT_KFUNC);
+	s->can_host_children = s->has_sub_attach ||
+			       btf__find_by_name_kind(btf, CAN_HOST_MARKER, BTF_KIND_VAR) > 0;
 
 	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
 	if (id > 0) {

@@ -8,8 +8,14 @@
  * - Tunables are the 'const volatile' globals of .rodata: integers, bools and
  *   enums, with their default value from the section data. sub_cgroup_id and
  *   names starting with "scxd_" or '_' are scxd's own and not tunables.
- * - A scheduler can host children iff its BTF has the variable
- *   scxd_can_host_children (the convention shared with schedulers/).
+ * - A scheduler can host children iff its struct_ops sets sub_attach (a
+ *   relocation at that member of the struct_ops variable, as libbpf reads
+ *   it), or its BTF has the variable scxd_can_host_children (the
+ *   convention shared with schedulers/, which also marks objects built
+ *   for a kernel without sub-schedulers, where sub_attach cannot be set).
+ * - It grants CPUs to its children iff its code calls the kfunc
+ *   scx_bpf_sub_grant (an undefined symbol of that name with relocations
+ *   against it: the extern __ksym the call compiles to).
  */
 
 #include <stdbool.h>
@@ -42,6 +48,8 @@ struct sched_info {
 	char *name;
 	char *path;
 	bool can_host_children;
+	bool has_sub_attach;		/* its struct_ops sets sub_attach */
+	bool grants_cpus;		/* it calls scx_bpf_sub_grant() */
 	bool has_sub_cgroup_id_var;	/* .rodata sub_cgroup_id exists */
 	struct sched_tunable *tunables;
 	size_t n_tunables;

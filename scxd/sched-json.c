@@ -41,9 +41,11 @@ json_t *sched_info_json(const struct sched_info *s)
 
 	for (size_t i = 0; tunables && i < s->n_tunables; i++)
 		json_array_append_new(tunables, tunable_json(&s->tunables[i]));
-	return json_pack("{s:s, s:s, s:s, s:b, s:o}", "name", s->name, "path", s->path,
+	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:o}", "name", s->name, "path", s->path,
 			 "role", s->can_host_children ? "parent" : "leaf",
-			 "can_host_children", s->can_host_children, "tunables", tunables);
+			 "can_host_children", s->can_host_children,
+			 "sub_attach", s->has_sub_attach, "grants_cpus", s->grants_cpus,
+			 "tunables", tunables);
 }
 
 static int name_cmp(const void *a, const void *b)

@@ -4,9 +4,12 @@
 /*
  * Schedulers as JSON, for `scxdctl list` and the daemon's describe reply:
  *   { "name", "path", "role": "parent" | "leaf", "can_host_children",
+ *     "sub_attach", "grants_cpus",
  *     "tunables": [ { "name", "type", "default", "values": {NAME: N} } ] }
  * ("values" for enums only). A parent can host child schedulers on the
- * cgroups below its own; a leaf cannot (sched-info.h).
+ * cgroups below its own; a leaf cannot. sub_attach: its struct_ops sets
+ * ops.sub_attach; grants_cpus: it calls scx_bpf_sub_grant() to delegate
+ * CPUs to its children (sched-info.h).
  */
 
 #include <jansson.h>

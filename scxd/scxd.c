@@ -48,6 +48,7 @@
 #include "policy.h"
 #include "sched-info.h"
 #include "sched-json.h"
+#include "sched-stats.h"
 #include "strict.h"
 #include "util.h"
 
@@ -81,10 +82,14 @@ struct backoff {
 	uint64_t retry_at;	/* CLOCK_MONOTONIC usec */
 	uint64_t attached_at;
 	char *reason;
+	/* The last exit the kernel recorded for the cgroup's scheduler, kept across reattaches. */
+	struct sched_exit *last_exit;
+	uint64_t last_exit_at;	/* CLOCK_REALTIME usec */
+	uint64_t rescues_logged;	/* SCX_EV_SUB_RESCUE when last logged */
 };
 
 struct counters {
-	unsigned reconciles, attaches, detaches, exits, attach_failures;
+	unsigned reconciles, attaches, detaches, exits, parent_kills, attach_failures;
 	unsigned reloads, reloads_rejected, cgroup_events, kernel_events;
 	unsigned resyncs, safety_resyncs;
 };
@@ -304,6 +309,7 @@ static void backoff_forget(struct daemon *d, const char *cgroup)
 		return;
 	free(b->cgroup);
 	free(b->reason);
+	free(b->last_exit);
 	*b = d->backoffs[--d->n_backoffs];
 }
 
@@ -363,6 +369,56 @@ static void watch_cgroups(struct daemon *d, const struct cgroup_list *cgroups)
 	}
 }
 
+/* Keep what the kernel recorded for cgroup's last exit, for status. */
+static void remember_exit(struct daemon *d, const char *cgroup, const struct sched_exit *e)
+{
+	struct backoff *b = backoff_get(d, cgroup);
+	struct timespec ts;
+
+	if (!b)
+		return;
+	if (!b->last_exit)
+		b->last_exit = malloc(sizeof(*b->last_exit));
+	if (!b->last_exit)
+		return;
+	*b->last_exit = *e;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	b->last_exit_at = (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The scheduler running nearest above cgroup: its parent in the kernel's tree. */
+static const struct sched_node *parent_sched(const struct actual_state *a, const char *cgroup)
+{
+	const struct sched_node *best = NULL;
+
+	for (size_t i = 0; i < a->tree.n; i++) {
+		const struct sched_node *n = &a->tree.nodes[i];
+
+		if (!streq(n->cgroup, cgroup) && cgroup_is_below(cgroup, n->cgroup) &&
+		    (!best || n->depth > best->depth))
+			best = n;
+	}
+	return best;
+}
+
+/*
+ * The scheduler on rec's cgroup was ended by its parent (SCX_EXIT_PARENT_KILL):
+ * the parent's policy, not a fault of the child's. Its own MESSAGE_ID, so
+ * that a parent killing its children can be told from children failing.
+ */
+static void log_parent_kill(struct daemon *d, const struct actual_state *a,
+			    const struct pin_record *rec, const char *reason, uint64_t delay)
+{
+	const struct sched_node *parent = parent_sched(a, rec->cgroup);
+
+	d->counters.parent_kills++;
+	log_warning(0, ABOUT(.cgroup = rec->cgroup, .scheduler = rec->scheduler,
+			     .exit_reason = reason, .message_id = SCXD_MESSAGE_PARENT_KILL),
+		    "%s: scheduler %s was killed by its parent scheduler %s on %s (%s); its tasks run on the parent meanwhile, retrying in %" PRIu64 " s",
+		    rec->cgroup, rec->scheduler, parent ? parent->scheduler : "(gone)",
+		    parent ? parent->cgroup : "?", reason, delay / 1000000);
+}
+
 /* Pins whose scheduler the kernel no longer runs: log why, clean up. */
 static void handle_exits(struct daemon *d, const struct actual_state *a,
 			 const struct cgroup_list *cgroups)
@@ -370,14 +426,15 @@ static void handle_exits(struct daemon *d, const struct actual_state *a,
 	for (size_t i = 0; i < a->n_pins; i++) {
 		const struct pin_record *rec = &a->pins[i];
 		_cleanup_free_ char *reason = NULL;
+		struct sched_exit e;
 		uint64_t delay;
 		bool gone;
-		int kind;
 
 		if (a->pin_live[i])
 			continue;
 		gone = !streq(rec->cgroup, "/") && cgroup_list_id(cgroups, rec->cgroup) != rec->cgid;
-		reason = apply_read_exit(&d->paths, rec, &kind);
+		if (apply_read_exit(&d->paths, rec, &e) == 0)
+			reason = sched_exit_format(&e);
 		apply_detach(&d->paths, rec->cgroup);
 		d->counters.exits++;
 		if (gone) {
@@ -389,7 +446,9 @@ static void handle_exits(struct daemon *d, const struct actual_state *a,
 			backoff_forget(d, rec->cgroup);
 			continue;
 		}
-		if (kind == SCXD_EXIT_PARENT) {
+		if (reason)
+			remember_exit(d, rec->cgroup, &e);
+		if (reason && e.kind == SCXD_EXIT_PARENT) {
 			/* Not its fault: reattached right after its parent. */
 			log_info(ABOUT(.cgroup = rec->cgroup, .scheduler = rec->scheduler,
 				       .exit_reason = reason, .message_id = SCXD_MESSAGE_SCHED_EXITED),
@@ -398,7 +457,10 @@ static void handle_exits(struct daemon *d, const struct actual_state *a,
 			continue;
 		}
 		delay = backoff_fail(d, rec->cgroup, reason ?: "exited");
-
+		if (reason && e.kind == SCXD_EXIT_PARENT_KILL) {
+			log_parent_kill(d, a, rec, reason, delay);
+			continue;
+		}
 		log_warning(0, ABOUT(.cgroup = rec->cgroup, .scheduler = rec->scheduler,
 				     .exit_reason = reason ?: "unknown",
 				     .message_id = SCXD_MESSAGE_SCHED_EXITED),
@@ -495,7 +557,7 @@ static void notify_status(struct daemon *d, const struct sched_tree *want, const
 			  const char *const *failed, size_t n_failed)
 {
 	_cleanup_free_ const char **names = calloc(want->n + 1, sizeof(*names));
-	size_t n_names = 0, n_cgroups = 0;
+	size_t n_names = 0, n_cgroups = 0, n_waiting = 0;
 	char retry[64];
 
 	if (!names)
@@ -512,11 +574,13 @@ static void notify_status(struct daemon *d, const struct sched_tree *want, const
 		if (j == n_names)
 			names[n_names++] = n->scheduler;
 	}
-	snprintf(retry, sizeof(retry), ", %zu waiting to retry", d->n_backoffs);
+	for (size_t i = 0; i < d->n_backoffs; i++)
+		n_waiting += d->backoffs[i].retry_at != 0;
+	snprintf(retry, sizeof(retry), ", %zu waiting to retry", n_waiting);
 	free(d->status_line);
 	if (asprintf(&d->status_line, "%zu scheduler%s on %zu cgroup%s, policy %s%s",
 		     n_names, n_names == 1 ? "" : "s", n_cgroups, n_cgroups == 1 ? "" : "s",
-		     d->policy_file, d->n_backoffs ? retry : "") < 0)
+		     d->policy_file, n_waiting ? retry : "") < 0)
 		d->status_line = NULL;
 	notify_send_status(d);
 }
@@ -612,6 +676,45 @@ static void report_strays(struct daemon *d, const struct actual_state *a)
 	d->strays_reported = TAKE_PTR(now);
 }
 
+/*
+ * Children their parent left unserved long enough for the kernel to run
+ * them itself (SCX_EV_SUB_RESCUE): logged when the count has grown since
+ * the last reconcile that saw it. A reattached scheduler starts again
+ * from 0.
+ */
+static void report_rescues(struct daemon *d, const struct actual_state *a,
+			   const struct cgroup_list *cgroups)
+{
+	for (size_t i = 0; i < a->n_kernel; i++) {
+		const struct kernel_sched *k = &a->kernel[i];
+		const struct sched_node *n, *parent;
+		const char *cgroup;
+		struct backoff *b;
+		uint64_t rescues;
+
+		if (!k->events || sched_events_get(k->events, "SCX_EV_SUB_RESCUE", &rescues) < 0)
+			continue;
+		cgroup = k->cgid == 1 ? "/" : cgroup_list_path(cgroups, k->cgid);
+		b = cgroup ? backoff_find(d, cgroup) : NULL;
+		if (b && rescues < b->rescues_logged)
+			b->rescues_logged = 0;
+		if (!cgroup || rescues == (b ? b->rescues_logged : 0))
+			continue;
+		n = sched_tree_find(&a->tree, cgroup);
+		if (!n || n->foreign)
+			continue;	/* not scxd's to report */
+		b = backoff_get(d, cgroup);
+		if (!b)
+			continue;
+		parent = parent_sched(a, cgroup);
+		log_notice(ABOUT(.cgroup = cgroup, .scheduler = n->scheduler),
+			   "%s: scheduler %s rescued by the kernel %" PRIu64 " times (%" PRIu64 " since last logged): its parent scheduler %s on %s left its tasks unserved",
+			   cgroup, n->scheduler, rescues, rescues - b->rescues_logged,
+			   parent ? parent->scheduler : "?", parent ? parent->cgroup : "?");
+		b->rescues_logged = rescues;
+	}
+}
+
 static void arm_resync_timer(struct daemon *d)
 {
 	if (!d->resync_timer || !d->resync_usec)
@@ -660,8 +763,10 @@ static int reconcile(struct daemon *d, bool dry_run)
 		arm_retry_timer(d);
 		return 0;
 	}
-	if (!dry_run)
+	if (!dry_run) {
 		handle_exits(d, &actual, &cgroups);
+		report_rescues(d, &actual, &cgroups);
+	}
 
 	r = desired_build(d->policy, (const char *const *)cgroups.paths, cgroups.n, &opts,
 			  &desired);
@@ -709,25 +814,6 @@ static int reconcile(struct daemon *d, bool dry_run)
 
 /* ---- status, describe, diff: replies to scxdctl (schema in conf/status.schema.json) ---- */
 
-/* "NAME VALUE" lines of a sysfs events file → { NAME: VALUE }. */
-static json_t *events_json(const char *events)
-{
-	_cleanup_free_ char *copy = strdup(events);
-	json_t *o = json_object();
-	char *save = NULL;
-
-	if (!copy || !o)
-		return o;
-	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char name[128];
-		long long v;
-
-		if (sscanf(line, "%127s %lld", name, &v) == 2)
-			json_object_set_new(o, name, json_integer(v));
-	}
-	return o;
-}
-
 static json_t *status_node(struct daemon *d, const struct sched_node *want,
 			   const struct sched_node *have, const struct sched_node *blocker,
 			   const struct actual_state *a, const struct cgroup_list *cg)
@@ -773,8 +859,17 @@ static json_t *status_node(struct daemon *d, const struct sched_node *want,
 					      (json_int_t)(b->retry_at > now ? (b->retry_at - now) / 1000000 : 0),
 					      "last_error", b->reason));
 	}
-	if (k && k->events)
-		json_object_set_new(o, "events", events_json(k->events));
+	if (b && b->last_exit) {
+		json_t *e = sched_exit_json(b->last_exit);
+
+		if (e)
+			json_object_set_new(e, "at_realtime_usec", json_integer((json_int_t)b->last_exit_at));
+		json_object_set_new(o, "last_exit", e);
+	}
+	if (k && sched_stats_add_json(o, k->events, k->caps) < 0) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 
@@ -819,7 +914,7 @@ static int status_json(struct daemon *d, json_t **ret)
 	ignored = json_array();
 	for (size_t i = 0; i < a.n_strays; i++)
 		json_array_append_new(ignored, json_string(a.strays[i]));
-	o = json_pack("{s:i, s:{s:s, s:i, s:s, s:I, s:s, s:o*}, s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+	o = json_pack("{s:i, s:{s:s, s:i, s:s, s:I, s:s, s:o*}, s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
 		      "schema", SCXD_STATUS_SCHEMA,
 		      "daemon", "version", SCXD_VERSION, "pid", (int)getpid(),
 		      "policy", d->policy_file, "policy_entries", (json_int_t)d->policy->n_entries,
@@ -833,6 +928,7 @@ static int status_json(struct daemon *d, json_t **ret)
 		      "attach_failures", (json_int_t)d->counters.attach_failures,
 		      "detaches", (json_int_t)d->counters.detaches,
 		      "exits", (json_int_t)d->counters.exits,
+		      "parent_kills", (json_int_t)d->counters.parent_kills,
 		      "reloads", (json_int_t)d->counters.reloads,
 		      "reloads_rejected", (json_int_t)d->counters.reloads_rejected,
 		      "cgroup_events", (json_int_t)d->counters.cgroup_events,
@@ -1260,6 +1356,7 @@ static void daemon_done(struct daemon *d)
 	for (size_t i = 0; i < d->n_backoffs; i++) {
 		free(d->backoffs[i].cgroup);
 		free(d->backoffs[i].reason);
+		free(d->backoffs[i].last_exit);
 	}
 	free(d->backoffs);
 	free(d->blocked_reported);

@@ -20,6 +20,7 @@
 #include "control.h"
 #include "file.h"
 #include "sched-json.h"
+#include "sched-stats.h"
 #include "strict.h"
 #include "util.h"
 
@@ -129,6 +130,75 @@ static json_int_t num(const json_t *o, const char *key)
 	return json_integer_value(json_object_get(o, key));
 }
 
+/* "last exit: parent-kill (kind 69, code 0): reason (message)" */
+static void print_last_exit(const char *indent, const json_t *e)
+{
+	const char *msg = str(e, "message");
+
+	if (!e)
+		return;
+	printf("%s    last exit: %s (kind %" JSON_INTEGER_FORMAT ", code %" JSON_INTEGER_FORMAT
+	       "): %s%s%s%s\n", indent, str(e, "kind"), num(e, "code"), num(e, "exit_code"),
+	       str(e, "reason"), *msg ? " (" : "", msg, *msg ? ")" : "");
+}
+
+/* "caps: enq_immed 0-3, enq 0-1, preempt none, perf 2" from the JSON CPU arrays. */
+static void print_caps(const char *indent, const json_t *n)
+{
+	const json_t *caps = json_object_get(n, "caps");
+	const char *name;
+	json_t *cpus;
+	bool first = true;
+
+	if (json_object_get(n, "caps_error"))
+		printf("%s    caps: unreadable: %s\n", indent, str(n, "caps_error"));
+	if (!caps)
+		return;
+	printf("%s    caps:", indent);
+	json_object_foreach((json_t *)caps, name, cpus) {
+		_cleanup_free_ char *list = NULL;
+		struct cpu_list l = { .n = json_array_size(cpus) };
+		json_t *c;
+		size_t i;
+
+		l.cpus = calloc(l.n + 1, sizeof(*l.cpus));
+		if (!l.cpus)
+			return;
+		json_array_foreach(cpus, i, c)
+			l.cpus[i] = (uint32_t)json_integer_value(c);
+		list = cpu_list_format(&l);
+		cpu_list_done(&l);
+		printf("%s%s %s", first ? " " : ", ", name, list && *list ? list : "none");
+		first = false;
+	}
+	printf("%s\n", first ? " none" : "");
+}
+
+/* "rescues 3, denied: enq 12, kick 0, preempt 1, cpuperf 0" */
+static void print_delegation(const char *indent, const json_t *n)
+{
+	const json_t *rescues = json_object_get(n, "rescues"), *denied = json_object_get(n, "denied");
+	const char *name;
+	json_t *v;
+	bool first = true;
+
+	if (!rescues && !denied)
+		return;
+	printf("%s   ", indent);
+	if (rescues)
+		printf(" rescues %" JSON_INTEGER_FORMAT "%s", json_integer_value(rescues),
+		       denied ? "," : "");
+	if (denied) {
+		printf(" denied:");
+		json_object_foreach((json_t *)denied, name, v) {
+			printf("%s%s %" JSON_INTEGER_FORMAT, first ? " " : ", ", name,
+			       json_integer_value(v));
+			first = false;
+		}
+	}
+	printf("\n");
+}
+
 static void print_node(const json_t *n)
 {
 	const char *state = str(n, "state"), *running = str(n, "running");
@@ -164,6 +234,9 @@ static void print_node(const json_t *n)
 	snprintf(indent, sizeof(indent), "%*s", (int)(2 * (depth < 8 ? depth : 8)), "");
 	printf("%s%-*s %-10s %s\n", indent, (int)(40 - strlen(indent)), str(n, "cgroup"),
 	       str(n, "scheduler"), text);
+	print_last_exit(indent, json_object_get(n, "last_exit"));
+	print_caps(indent, n);
+	print_delegation(indent, n);
 	if (json_object_size(events) > 0) {
 		const char *name;
 		json_t *v;
@@ -202,12 +275,14 @@ static void print_status(const json_t *st)
 		printf("ignored: %s\n", json_string_value(n));
 	printf("counters: reconciles %" JSON_INTEGER_FORMAT ", attaches %" JSON_INTEGER_FORMAT
 	       ", attach failures %" JSON_INTEGER_FORMAT ", detaches %" JSON_INTEGER_FORMAT
-	       ", exits %" JSON_INTEGER_FORMAT ", reloads %" JSON_INTEGER_FORMAT
+	       ", exits %" JSON_INTEGER_FORMAT " (killed by their parent %" JSON_INTEGER_FORMAT
+	       "), reloads %" JSON_INTEGER_FORMAT
 	       " (rejected %" JSON_INTEGER_FORMAT "), cgroup events %" JSON_INTEGER_FORMAT
 	       ", kernel events %" JSON_INTEGER_FORMAT ", resyncs %" JSON_INTEGER_FORMAT
 	       " (safety %" JSON_INTEGER_FORMAT ")\n",
 	       num(c, "reconciles"), num(c, "attaches"), num(c, "attach_failures"),
-	       num(c, "detaches"), num(c, "exits"), num(c, "reloads"), num(c, "reloads_rejected"),
+	       num(c, "detaches"), num(c, "exits"), num(c, "parent_kills"), num(c, "reloads"),
+	       num(c, "reloads_rejected"),
 	       num(c, "cgroup_events"), num(c, "kernel_events"), num(c, "resyncs"),
 	       num(c, "safety_resyncs"));
 }
@@ -241,6 +316,11 @@ static void print_sched(const json_t *s)
 		return;
 	}
 	printf("%-12s %-6s %s\n", str(s, "name"), str(s, "role"), str(s, "path"));
+	printf("  hosts children: %s; grants CPUs: %s\n",
+	       json_is_true(json_object_get(s, "sub_attach")) ? "yes (sets sub_attach)" :
+	       json_is_true(json_object_get(s, "can_host_children")) ?
+			"yes (marked; no sub_attach in this build)" : "no",
+	       json_is_true(json_object_get(s, "grants_cpus")) ? "yes (calls scx_bpf_sub_grant)" : "no");
 	json_array_foreach(json_object_get(s, "tunables"), i, t) {
 		const json_t *def = json_object_get(t, "default"), *v;
 		const char *name;

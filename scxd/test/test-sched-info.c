@@ -32,6 +32,8 @@ static void test_parent_object_tunables_from_btf(const char *dir)
 		return;
 	}
 	CHECK(s->can_host_children);
+	CHECK(s->has_sub_attach);
+	CHECK(s->grants_cpus);
 	CHECK(s->has_sub_cgroup_id_var);
 	/* label (an array), sub_cgroup_id and the marker are not tunables */
 	CHECK_INTEQ(s->n_tunables, 5);
@@ -57,6 +59,16 @@ static void test_parent_object_tunables_from_btf(const char *dir)
 	CHECK_INTEQ(sched_dir_catalog_base(c)->lookup(sched_dir_catalog_base(c), "fifo",
 						      &s, &reason), 0);
 	CHECK(s && !s->can_host_children && s->n_tunables == 1);
+	CHECK(s && !s->has_sub_attach && !s->grants_cpus);
+
+	/* the marker alone (built without sub_attach): hosts children, grants nothing */
+	CHECK_INTEQ(sched_dir_catalog_base(c)->lookup(sched_dir_catalog_base(c), "marked",
+						      &s, &reason), 0);
+	CHECK(s && s->can_host_children && !s->has_sub_attach && !s->grants_cpus);
+	/* a struct_ops whose type has no sub_attach at all */
+	CHECK_INTEQ(sched_dir_catalog_base(c)->lookup(sched_dir_catalog_base(c), "child",
+						      &s, &reason), 0);
+	CHECK(s && !s->can_host_children && !s->has_sub_attach && !s->grants_cpus);
 
 	CHECK_INTEQ(sched_dir_catalog_base(c)->lookup(sched_dir_catalog_base(c), "nope",
 						      &s, &reason), -ENOENT);

@@ -217,7 +217,7 @@ int sched_proc_start_child(struct sched_proc *sp, char *const argv[], const char
 		return r;
 	sp->cgroup_ino = cgroup_ino;
 	/* sched-run says "attached" once the kernel took it, or exits */
-	for (t = 0; t < 20000; t += 50) {
+	for (t = 0; t < SCHED_PROC_TIMEOUT_MS; t += 50) {
 		if (waitpid(sp->pid, &status, WNOHANG) == sp->pid) {
 			sp->pid = 0;
 			last_log_line(sp, last, sizeof(last));
@@ -228,7 +228,8 @@ int sched_proc_start_child(struct sched_proc *sp, char *const argv[], const char
 			return 0;
 		sleep_ms(50);
 	}
-	snprintf(why, why_len, "%s: loader not attached after 20 s", label);
+	snprintf(why, why_len, "%s: loader not attached after %u s", label,
+		 SCHED_PROC_TIMEOUT_MS / 1000);
 	kill(sp->pid, SIGKILL);
 	reap(sp, &status);
 	return -ETIMEDOUT;
@@ -249,12 +250,12 @@ int sched_proc_start(struct sched_proc *sp, char *const argv[], const char *labe
 		return r;
 
 	/* enabling takes over a second under TCG */
-	if (!scx_wait_state("enabled", 20000)) {
+	if (!scx_wait_state("enabled", SCHED_PROC_TIMEOUT_MS)) {
 		kill(sp->pid, SIGKILL);
 		reap(sp, &status);
 		last_log_line(sp, last, sizeof(last));
-		snprintf(why, why_len, "%s: state not \"enabled\" after 20 s; loader said: %s",
-			 label, last);
+		snprintf(why, why_len, "%s: state not \"enabled\" after %u s; loader said: %s",
+			 label, SCHED_PROC_TIMEOUT_MS / 1000, last);
 		return -ETIMEDOUT;
 	}
 	if (want_ops &&

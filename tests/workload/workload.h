@@ -15,6 +15,7 @@
 #ifndef SCXD_WORKLOAD_H
 #define SCXD_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -45,10 +46,18 @@ struct wl_task_result {
 	uint64_t lat_n;
 	uint64_t cpus_seen;	/* bit N: sched_getcpu() returned N (N < 64) */
 	int failed;		/* set up failed (cgroup, nice, pinning) */
+	/*
+	 * CPU time the kernel accounted to the task (se.sum_exec_runtime of
+	 * /proc/PID/sched) between the start and the deadline, read by the
+	 * runner for every task over the same window; valid when
+	 * wl_result.window is set (a kernel with CONFIG_SCHED_DEBUG).
+	 */
+	uint64_t window_cpu_ns;
 };
 
 struct wl_result {
 	unsigned int n_tasks;
+	bool window;		/* window_cpu_ns read for every task */
 	double wall_s;
 	struct wl_task_result *tasks;
 };

@@ -113,7 +113,13 @@ static bool selected(const struct config *cfg, const char *test)
 	return false;
 }
 
-/* Every task progressed; no spinner below a fifth of the spinners' mean. */
+/*
+ * Every task progressed; no spinner below a fifth of the spinners' mean.
+ * A ratio of CPU times over one window, so a busy host, which slows all
+ * vCPUs alike, does not move it. The CPU time is the kernel's count over
+ * the common window (/proc/PID/sched, read by the runner) when the kernel
+ * has it, else what each task measured of itself.
+ */
 static bool check_progress(const struct wl_group *groups, const struct wl_result *res,
 			   char *why, size_t len)
 {
@@ -122,6 +128,7 @@ static bool check_progress(const struct wl_group *groups, const struct wl_result
 
 	for (i = 0; i < res->n_tasks; i++) {
 		const struct wl_task_result *t = &res->tasks[i];
+		uint64_t cpu = res->window ? t->window_cpu_ns : t->cpu_ns;
 
 		if (t->failed || t->ops == 0) {
 			snprintf(why, len, "task %u (%s) made no progress", i,
@@ -129,22 +136,23 @@ static bool check_progress(const struct wl_group *groups, const struct wl_result
 			return false;
 		}
 		if (groups[t->group].kind == WL_SPIN) {
-			spin_sum += t->cpu_ns;
-			if (t->cpu_ns < spin_min) {
-				spin_min = t->cpu_ns;
+			spin_sum += cpu;
+			if (cpu < spin_min) {
+				spin_min = cpu;
 				min_group = t->group;
 			}
 			n_spin++;
 		}
 	}
 	if (n_spin && spin_min * 5 < spin_sum / n_spin) {
-		snprintf(why, len, "a spinner (group %u, cgroup %s) got %.1f ms of CPU, spinners averaged %.0f ms",
+		snprintf(why, len, "a spinner (group %u, cgroup %s) got %.1f ms of CPU, spinners averaged %.0f ms (%s)",
 			 min_group, groups[min_group].cgroup ?: "ours", spin_min / 1e6,
-			 spin_sum / 1e6 / n_spin);
+			 spin_sum / 1e6 / n_spin, res->window ? "/proc/PID/sched" : "self-measured");
 		return false;
 	}
-	snprintf(why, len, "%u tasks all progressed, spinner CPU min %.0f ms / mean %.0f ms, ops/s spin %.0f sleep %.0f pingpong %.0f",
+	snprintf(why, len, "%u tasks all progressed, spinner CPU min %.0f ms / mean %.0f ms (%s), ops/s spin %.0f sleep %.0f pingpong %.0f",
 		 res->n_tasks, spin_min / 1e6, n_spin ? spin_sum / 1e6 / n_spin : 0.0,
+		 res->window ? "/proc/PID/sched" : "self-measured",
 		 wl_group_ops(res, 0) / res->wall_s, wl_group_ops(res, 1) / res->wall_s,
 		 wl_group_ops(res, 2) / res->wall_s);
 	return true;
@@ -407,8 +415,8 @@ static int child_start(const struct config *cfg, const char *name, const char *c
 	snprintf(label, sizeof(label), "%s@%s", name, base ? base + 1 : cgroup);
 	if (sched_proc_start_child(sp, argv, cgroup, label, why, why_len) < 0)
 		return -EIO;
-	if (!scx_wait_sub_sched(cgroup, 20000)) {
-		snprintf(why, why_len, "%s: no sub-<cgid> directory for %s after 20 s", label, cgroup);
+	if (!scx_wait_sub_sched(cgroup, 60000)) {
+		snprintf(why, why_len, "%s: no sub-<cgid> directory for %s after 60 s", label, cgroup);
 		return -ETIMEDOUT;
 	}
 	return 0;
@@ -499,10 +507,11 @@ static void test_children(const struct config *cfg, unsigned int n)
 {
 	static const char *const leaves[] = { "fifo", "vtime", "lat", "pin", "wparent" };
 	struct wl_group groups[2 * MAX_CHILDREN_TESTED + 1];
-	char test[128], why[2048], stop_why[1600];
+	char test[128], why[4096], first[1600], stop_why[1600];
 	struct family fam;
 	struct wl_result res;
-	unsigned int i, k = 0;
+	unsigned int i, k = 0, run;
+	double duration;
 	bool ok;
 	int r;
 
@@ -523,12 +532,28 @@ static void test_children(const struct config *cfg, unsigned int n)
 						 .work_us = 500, .sleep_us = 2000 };
 	}
 	groups[k++] = (struct wl_group){ .kind = WL_SPIN, .n = 1, .cpu = -1 };
-	r = wl_run(groups, k, cfg->duration, &res);
-	ok = r == 0 && check_progress(groups, &res, why, sizeof(why));
-	if (r == 0)
-		wl_result_free(&res);
-	else
-		snprintf(why, sizeof(why), "workload: %s", strerror(-r));
+	/*
+	 * Above 16 children each entity gets only a few turns in the usual
+	 * window: twice as long. A miss gets one more run, which must pass
+	 * (a vCPU the host held off skews one run; starvation misses both).
+	 */
+	duration = n > 16 ? 2 * cfg->duration : cfg->duration;
+	for (run = 0; run < 2; run++) {
+		r = wl_run(groups, k, duration, &res);
+		ok = r == 0 && check_progress(groups, &res, why, sizeof(why));
+		if (r == 0)
+			wl_result_free(&res);
+		else
+			snprintf(why, sizeof(why), "workload: %s", strerror(-r));
+		if (ok || r < 0)
+			break;
+		snprintf(first, sizeof(first), "%s", why);
+	}
+	if (run == 1) {
+		size_t at = strlen(why);
+
+		snprintf(why + at, sizeof(why) - at, " (on a second run; the first: %s)", first);
+	}
 	if (ok && !scx_state_is("enabled")) {
 		ok = false;
 		snprintf(why, sizeof(why), "root scheduler left during the workload");

@@ -142,6 +142,38 @@ check "diff: batch.scope would be attached" grep -q "^attach /scxd.slice/scxd-de
 check "diff: the root stays (not in the plan)" bash -c '! grep -q " /: " <<<"$1"' _ "$d"
 check "diff applied nothing: status still shows web.scope attached with vtime" \
 	bash -c '"$1" -S "$2" status | grep -Eq "^ +/scxd.slice/scxd-demo.slice/web.scope +vtime +attached$"' _ "$ctl" "$sock"
+# --- status: what the kernel says of web.scope's child scheduler (CPU delegation) ---
+printf 'SCX_EV_SELECT_CPU_FALLBACK 7\nSCX_EV_SUB_RESCUE 3\nSCX_EV_SUB_ENQ_DENIED 12\nSCX_EV_SUB_KICK_DENIED 0\nSCX_EV_SUB_PREEMPT_DENIED 1\nSCX_EV_SUB_CPUPERF_DENIED 0\n' \
+	>"$tmp/sys/root/sub/sub-$web_id/events"
+printf 'enq_immed 0-3\nenq 0-1\npreempt \nperf 2\n' >"$tmp/sys/root/sub/sub-$web_id/caps"
+st=$("$ctl" -S "$sock" status)
+echo "$st" | grep -A3 'web.scope' | sed 's/^/# status: /'
+check "status: web.scope's caps as CPU lists" grep -Eq "^ +caps: enq_immed 0-3, enq 0-1, preempt none, perf 2$" <<<"$st"
+check "status: web.scope's rescues and denials" \
+	grep -Eq "^ +rescues 3, denied: enq 12, kick 0, preempt 1, cpuperf 0$" <<<"$st"
+js=$("$ctl" -S "$sock" --json status)
+check "status --json: rescues, denied and caps of web.scope" \
+	bash -c 'grep -q "\"rescues\": 3" <<<"$1" && grep -q "\"enq\": 12" <<<"$1" &&
+		 tr -d " \n" <<<"$1" | grep -q "\"enq_immed\":\[0,1,2,3\]"' _ "$js"
+printf 'enq_immed 0-3\nenq 3-1\n' >"$tmp/sys/root/sub/sub-$web_id/caps"
+st=$("$ctl" -S "$sock" status)
+check "status: a caps file that does not parse is named, status still answers" \
+	grep -q 'caps: unreadable: line 2, enq: "3-1": CPUs not in ascending order' <<<"$st"
+rm "$tmp/sys/root/sub/sub-$web_id/caps" "$tmp/sys/root/sub/sub-$web_id/events"
+js=$("$ctl" -S "$sock" --json status)
+check "status --json: no caps, rescues or denied without the files (older kernel)" \
+	bash -c '! grep -Eq "\"(caps|rescues|denied)\"" <<<"$1"' _ "$js"
+
+# --- describe: whether a scheduler hosts children and grants CPUs ---------------
+d=$("$ctl" -S "$sock" describe wparent)
+check "describe wparent: hosts children (sub_attach), grants CPUs" \
+	grep -q "hosts children: yes (sets sub_attach); grants CPUs: yes (calls scx_bpf_sub_grant)" <<<"$d"
+d=$("$ctl" -S "$sock" describe fifo)
+check "describe fifo: a leaf, grants nothing" grep -q "hosts children: no; grants CPUs: no" <<<"$d"
+d=$("$ctl" -S "$sock" --json describe marked)
+check "describe --json marked: can host children by its marker, no sub_attach" \
+	bash -c 'tr -d " \n" <<<"$1" | grep -q "\"can_host_children\":true,\"sub_attach\":false,\"grants_cpus\":false"' _ "$d"
+
 d=$("$ctl" -S "$sock" diff "$tmp/policy.json")
 check "diff with the running policy: only what is pending" bash -c '! grep -q "^replace" <<<"$1"' _ "$d"
 printf '{\n  "version": 1,\n  "entries": [ { "cgroup": "/", "scheduler": } ]\n}\n' >"$tmp/bad.json"

@@ -5,6 +5,7 @@
  * checks themselves are in test-file.c).
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -100,10 +101,63 @@ static void test_symlinked_object_is_refused(const char *dir)
 	unlink(path);
 }
 
+/*
+ * The collection's schedulers as built (schedulers/): the leaves neither
+ * host children nor grant CPUs; wparent sets sub_attach exactly when built
+ * for a kernel with sub-schedulers (have_sub); and for any scheduler, one
+ * that grants CPUs hosts children, and with sub-schedulers the marker and
+ * sub_attach agree. Prints what describe says of each.
+ */
+static void test_built_schedulers(const char *dir, bool have_sub)
+{
+	static const char *const leaves[] = { "fifo", "vtime", "lat", "pin" };
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	struct dirent *de;
+	unsigned seen = 0;
+
+	CHECK(d != NULL);
+	while (d && (de = readdir(d))) {
+		struct sched_info *s = NULL;
+		size_t len = strlen(de->d_name);
+		char path[4096], name[256];
+		bool leaf = false;
+
+		if (len <= 6 || !streq(de->d_name + len - 6, ".bpf.o") || len - 6 >= sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(len - 6), de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		CHECK_INTEQ(sched_info_load(path, name, &s), 0);
+		if (!s)
+			continue;
+		seen++;
+		printf("describe %s: role %s, hosts children: %s, grants CPUs: %s\n", name,
+		       s->can_host_children ? "parent" : "leaf",
+		       s->has_sub_attach ? "yes (sets sub_attach)" :
+		       s->can_host_children ? "yes (marker only)" : "no",
+		       s->grants_cpus ? "yes" : "no");
+		for (size_t i = 0; i < ELEMENTSOF(leaves); i++)
+			leaf = leaf || streq(name, leaves[i]);
+		if (leaf)
+			CHECK(!s->can_host_children && !s->has_sub_attach && !s->grants_cpus);
+		if (streq(name, "wparent"))
+			CHECK(s->can_host_children && s->has_sub_attach == have_sub);
+		if (s->grants_cpus)
+			CHECK(s->can_host_children);
+		if (have_sub)
+			CHECK(s->can_host_children == s->has_sub_attach);
+		sched_info_free(s);
+	}
+	CHECK(seen >= 5);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && streq(argv[1], "--built")) {
+		test_built_schedulers(argv[2], streq(argv[3], "1"));
+		return test_main_end("test-sched-info --built");
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s SCHED_DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s SCHED_DIR | --built DIR HAVE_SUB\n", argv[0]);
 		return 2;
 	}
 	test_parent_object_tunables_from_btf(argv[1]);

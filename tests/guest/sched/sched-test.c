@@ -502,6 +502,32 @@ static void family_rmdir(struct family *fam, const char *dir)
 	rmdir(top);
 }
 
+/*
+ * Append the CPU time of the parent's own spinner (group @g) against the
+ * spinners' mean: the entity that starved in issue 21.
+ */
+static void own_spinner_figure(const struct wl_result *res, unsigned int g, char *why, size_t len)
+{
+	uint64_t sum = 0, own = 0;
+	unsigned int i, n = 0;
+	size_t at = strlen(why);
+
+	for (i = 0; i < res->n_tasks; i++) {
+		const struct wl_task_result *t = &res->tasks[i];
+		uint64_t cpu = res->window ? t->window_cpu_ns : t->cpu_ns;
+
+		if (t->group == g)
+			own = cpu;
+		if (t->group % 2 == 0 || t->group == g) {	/* the spinners */
+			sum += cpu;
+			n++;
+		}
+	}
+	if (n && sum)
+		snprintf(why + at, len - at, "; the parent's own spinner %.0f ms, %.2f of the mean",
+			 own / 1e6, own * (double)n / sum);
+}
+
 /* One spinner and one sleeper in each child cgroup, and a spinner in the root. */
 static void test_children(const struct config *cfg, unsigned int n)
 {
@@ -541,8 +567,10 @@ static void test_children(const struct config *cfg, unsigned int n)
 	for (run = 0; run < 2; run++) {
 		r = wl_run(groups, k, duration, &res);
 		ok = r == 0 && check_progress(groups, &res, why, sizeof(why));
-		if (r == 0)
+		if (r == 0) {
+			own_spinner_figure(&res, k - 1, why, sizeof(why));
 			wl_result_free(&res);
+		}
 		else
 			snprintf(why, sizeof(why), "workload: %s", strerror(-r));
 		if (ok || r < 0)

@@ -564,6 +564,7 @@ static void test_children(const struct config *cfg, unsigned int n)
 	 * (a vCPU the host held off skews one run; starvation misses both).
 	 */
 	duration = n > 16 ? 2 * cfg->duration : cfg->duration;
+	first[0] = '\0';
 	for (run = 0; run < 2; run++) {
 		r = wl_run(groups, k, duration, &res);
 		ok = r == 0 && check_progress(groups, &res, why, sizeof(why));
@@ -577,7 +578,7 @@ static void test_children(const struct config *cfg, unsigned int n)
 			break;
 		snprintf(first, sizeof(first), "%s", why);
 	}
-	if (run == 1) {
+	if (first[0]) {
 		size_t at = strlen(why);
 
 		snprintf(why + at, sizeof(why) - at, " (on a second run; the first: %s)", first);

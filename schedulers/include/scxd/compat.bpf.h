@@ -257,4 +257,24 @@ static __always_inline bool scxd_sub_dispatch(u64 cgid)
 }
 #endif	/* SCXD_HAVE_SUB_SCHED */
 
+/*
+ * Kill and rescue (issue 21; kernel patches "Add scx_bpf_sub_kill()" and
+ * "Rescue sub-schedulers their parent doesn't serve"). Neither is used by
+ * the schedulers here yet; what differs from upstream 7.3:
+ *
+ *  - scx_bpf_sub_kill(cgid, fmt, args...) is the common.bpf.h macro over
+ *    scx_bpf_sub_kill_bstr(); SCX_EXIT_PARENT_KILL is 69; killing the
+ *    root's cgroup (id 1) is the caller's error here.
+ *  - ops.rescue_bandwidth_ppt and ops.rescue_quantum_us are read from each
+ *    parent for its own children (upstream: the root's only). Limits are
+ *    upstream's (250 ppt, SCX_RESCUE_DISABLE, 100 ms), the default quantum
+ *    is 1 ms (upstream 5 ms), at least a tick. Pristine 6.12 has neither
+ *    field: a scheduler setting them must not build for kernel (a).
+ *  - A rescue calls the starved child's ops.dispatch() (after its own
+ *    global DSQ) from balance, where upstream queues starved tasks on a
+ *    rescue DSQ; the bandwidth is charged per CPU with the time rescued
+ *    tasks ran; there is no overload ejection, the watchdog blames the
+ *    parent for what rescue can't cover.
+ */
+
 #endif	/* __SCXD_COMPAT_BPF_H */

@@ -108,11 +108,23 @@ struct cell_cpu {
 	u16 share[MAX_OWNERS];		/* of UNIT */
 };
 
+/*
+ * A layout: the contenders' stretches end to end on the line of our
+ * available CPUs. Each CPU works out its own owners from it when the
+ * layout changes (cell_refresh()).
+ */
 struct layout {
 	u64 gen;
-	struct cell_cpu cpu[MAX_CPUS];
-	u64 cgid[CSLOTS];	/* cgroup of each child contender */
+	u32 nr;				/* contenders */
+	u32 who[CSLOTS];		/* contender index, in line order */
+	u64 edge[CSLOTS];		/* where each stretch ends, in UNITs */
+	u64 cgid[CSLOTS];		/* by child slot */
+	u32 pos_of[MAX_CPUS];		/* CPU's place on the line, NO_POS if none */
+	u32 cpu_at[MAX_CPUS];		/* CPU at each place */
+	u32 n;				/* places */
 };
+
+#define NO_POS		(~0U)
 
 /* Two layouts: CPUs read layouts[cur], the timer writes the other one. */
 static struct layout layouts[2];
@@ -127,8 +139,13 @@ struct cpu_ctx {
 	u64 vtime[CSLOTS];
 	u64 vnow;
 	u64 since;
-	u64 gen;			/* layout the vtimes belong to */
+	u64 gen;			/* layout .cell and the vtimes belong to */
+	struct cell_cpu cell;		/* this CPU's owners under it */
 	u32 running_plus1;		/* contender + 1; 0: none */
+	/* pick_owner()'s loop state, in memory: see struct plan */
+	volatile u32 tried;		/* owners tried in this dispatch */
+	volatile u32 best;
+	volatile u64 best_vt;
 };
 
 struct {
@@ -182,14 +199,23 @@ static struct cpu_ctx *this_cpu_ctx(void)
 	return bpf_map_lookup_elem(&cpu_ctxs, &zero);
 }
 
-static struct cell_cpu *cell_of(struct layout *l, s32 cpu)
-{
-	if (cpu < 0 || cpu >= MAX_CPUS)
-		return NULL;
-	return &l->cpu[cpu & (MAX_CPUS - 1)];
-}
-
 /* ---- layout (timer) ---- */
+
+/*
+ * The timer's working state. Loop-carried values live here, in memory
+ * (volatile), not in registers: the verifier tracks a register exactly,
+ * so no two iterations of a loop carrying one would look alike to it and
+ * it would unroll the loop to its limits.
+ */
+struct plan {
+	u32 w[CSLOTS];
+	u64 q[CSLOTS];			/* stretch, in UNITs */
+	volatile u64 wsum, raised, above, sum, biggest, pos;
+	volatile u32 big, nr, n, missed;
+	volatile bool changed;
+};
+
+static struct plan plan;
 
 static u32 nr_cpus(void)
 {
@@ -199,189 +225,170 @@ static u32 nr_cpus(void)
 }
 
 /*
- * The CPUs we may lay out: what our parent granted us (ENQ_IMMED, the base
- * cap) where the kernel delegates CPUs and the grant is not empty, else
- * all of them. Bit i of @avail[i / 64].
+ * The CPUs we may lay out, into @l's places: what our parent granted us
+ * (ENQ_IMMED, the base cap) where the kernel delegates CPUs and the grant
+ * is not empty, else all of them. Returns how many.
  */
-static u32 read_avail(u64 *avail)
+static u32 read_avail(struct layout *l)
 {
-	struct bpf_cpumask *mask;
-	u32 i, n = nr_cpus(), cnt = 0;
-	bool all = true;
+	struct bpf_cpumask *mask = NULL;
+	u32 i, n = nr_cpus();
 
 	if (sub_cgroup_id && scxd_caps_supported()) {
 		mask = bpf_cpumask_create();
-		if (mask) {
-			if (!scxd_sub_caps(0, SCXD_CAP_ENQ_IMMED, mask) &&
-			    !bpf_cpumask_empty((const struct cpumask *)mask))
-				all = false;
-			if (!all)
-				bpf_for(i, 0, n)
-					if (bpf_cpumask_test_cpu(i, (const struct cpumask *)mask))
-						avail[(i / 64) & (MAX_CPUS / 64 - 1)] |= 1ULL << (i % 64);
+		if (mask && (scxd_sub_caps(0, SCXD_CAP_ENQ_IMMED, mask) ||
+			     bpf_cpumask_empty((const struct cpumask *)mask))) {
 			bpf_cpumask_release(mask);
+			mask = NULL;
 		}
 	}
-	bpf_for(i, 0, n) {
-		if (all)
-			avail[(i / 64) & (MAX_CPUS / 64 - 1)] |= 1ULL << (i % 64);
-		if (avail[(i / 64) & (MAX_CPUS / 64 - 1)] & (1ULL << (i % 64)))
-			cnt++;
+	plan.n = 0;
+	bpf_for(i, 0, MAX_CPUS) {
+		l->pos_of[i] = NO_POS;
+		if (i >= n)
+			continue;
+		if (mask && !bpf_cpumask_test_cpu(i, (const struct cpumask *)mask))
+			continue;
+		l->pos_of[i] = plan.n;
+		l->cpu_at[plan.n & (MAX_CPUS - 1)] = i;
+		plan.n++;
 	}
-	return cnt;
+	if (mask)
+		bpf_cpumask_release(mask);
+	l->n = plan.n;
+	return plan.n;
 }
 
-static void cell_add(struct cell_cpu *c, u32 who, u32 share)
+/* Children in slot order with their weights re-read, into @l and plan. */
+static u32 weigh(struct layout *l, struct layout *now)
 {
-	u32 nr = c->nr;
+	u32 i;
 
-	if (nr >= MAX_OWNERS || !share)
-		return;
-	c->who[nr] = who;
-	c->share[nr] = share;
-	c->nr = nr + 1;
+	plan.nr = 0;
+	bpf_for(i, 0, MAX_CHILDREN) {
+		struct child *ch = &children[i];
+		u64 cgid = ch->cgid;
+		u32 w;
+
+		l->cgid[i] = cgid;
+		if (now->cgid[i] != cgid)
+			plan.changed = true;
+		if (!cgid)
+			continue;
+		w = scxd_cgroup_weight_by_id(cgid);
+		if (w != ch->weight)
+			plan.changed = true;
+		ch->weight = w;
+		l->who[CI(plan.nr)] = i;
+		plan.w[CI(plan.nr)] = w;
+		plan.nr++;
+	}
+	if (self_weight && plan.nr) {
+		l->who[CI(plan.nr)] = SELF;
+		plan.w[CI(plan.nr)] = self_weight;
+		plan.nr++;
+	}
+	l->nr = plan.nr;
+	return plan.nr;
 }
 
 /*
- * Stretch lengths in UNITs: proportional to @w, none below MIN_STRETCH,
- * summing to @total exactly.
+ * Stretch lengths in UNITs over @n places, into @l's edges: proportional
+ * to the weights, none below MIN_STRETCH (taken from the longer ones),
+ * summing to @n * UNIT exactly (the longest absorbs the rounding).
  */
-static void size_stretches(u64 *q, const u32 *w, u32 nr, u64 total)
+static void size_stretches(struct layout *l, u32 nr, u32 n)
 {
-	u64 wsum = 0, raised = 0, above = 0, sum = 0, biggest = 0;
-	u32 i, big = 0;
+	u64 total = (u64)n * UNIT;
+	u32 i;
 
+	plan.wsum = plan.raised = plan.above = plan.sum = plan.biggest = 0;
+	plan.big = 0;
 	bpf_for(i, 0, nr)
-		wsum += w[CI(i)];
-	if (!wsum)
+		plan.wsum += plan.w[CI(i)];
+	if (!plan.wsum)
 		return;
 	bpf_for(i, 0, nr) {
-		u32 k = CI(i);
+		u64 q = total * plan.w[CI(i)] / plan.wsum;
 
-		q[k] = total * w[k] / wsum;
-		if (q[k] < MIN_STRETCH) {
-			raised += MIN_STRETCH - q[k];
-			q[k] = MIN_STRETCH;
+		if (q < MIN_STRETCH) {
+			plan.raised += MIN_STRETCH - q;
+			q = MIN_STRETCH;
 		} else {
-			above += q[k] - MIN_STRETCH;
+			plan.above += q - MIN_STRETCH;
+		}
+		plan.q[CI(i)] = q;
+	}
+	bpf_for(i, 0, nr) {
+		u64 q = plan.q[CI(i)], raised = plan.raised, above = plan.above;
+
+		if (raised && above && q > MIN_STRETCH)
+			q -= (q - MIN_STRETCH) * scxd_min(raised, above) / above;
+		plan.q[CI(i)] = q;
+		plan.sum += q;
+		if (q > plan.biggest) {
+			plan.biggest = q;
+			plan.big = i;
 		}
 	}
-	/* take what the short ones were raised by from the longer ones */
+	if (plan.sum < total)
+		plan.q[CI(plan.big)] += total - plan.sum;
+	else if (plan.sum - total < plan.q[CI(plan.big)])
+		plan.q[CI(plan.big)] -= plan.sum - total;
+	plan.pos = 0;
 	bpf_for(i, 0, nr) {
-		u32 k = CI(i);
-
-		if (raised && above && q[k] > MIN_STRETCH)
-			q[k] -= (q[k] - MIN_STRETCH) * scxd_min(raised, above) / above;
-		sum += q[k];
-		if (q[k] > biggest) {
-			biggest = q[k];
-			big = k;
-		}
-	}
-	/* rounding: the longest absorbs the difference */
-	if (sum < total)
-		q[CI(big)] += total - sum;
-	else if (sum - total < q[CI(big)])
-		q[CI(big)] -= sum - total;
-}
-
-/* Contender indices, weights and stretches of the next layout. */
-struct plan {
-	u32 who[CSLOTS];
-	u32 w[CSLOTS];
-	u64 q[CSLOTS];
-	u64 avail[MAX_CPUS / 64];
-	u32 cpu_at[MAX_CPUS];		/* n-th available CPU */
-};
-
-static struct plan plan;
-
-/* Lay @nr contenders out over the available CPUs into @l. */
-static void lay_out(struct layout *l, u32 nr, u32 n)
-{
-	u64 pos = 0, end, lo, hi;
-	u32 i, k, who;
-
-	bpf_for(i, 0, nr) {
-		u32 c = CI(i);
-
-		who = plan.who[c];
-		end = pos + plan.q[c];
-		bpf_for(k, pos / UNIT, n) {
-			struct cell_cpu *cell;
-
-			if ((u64)k * UNIT >= end)
-				break;
-			lo = scxd_max(pos, (u64)k * UNIT);
-			hi = scxd_min(end, (u64)(k + 1) * UNIT);
-			cell = cell_of(l, plan.cpu_at[k & (MAX_CPUS - 1)]);
-			if (cell && hi > lo)
-				cell_add(cell, who, hi - lo);
-		}
-		pos = end;
+		plan.pos += plan.q[CI(i)];
+		l->edge[CI(i)] = plan.pos;
 	}
 }
 
 /*
- * Grant each child ENQ_IMMED and ENQ where it owns part of a CPU and
- * PREEMPT where it owns all of it; revoke the rest of our CPUs. Each cap
- * is granted on its own: a parent that holds only some of them (wparent
- * grants ENQ_IMMED) passes on those. Revokes come first, so no CPU is
- * ever granted to two children exclusively.
+ * Grant child @c (line order) of layout @l ENQ_IMMED and ENQ on the CPUs
+ * its stretch touches and PREEMPT on those it covers whole (@grant), or
+ * revoke what it must not have: everything elsewhere, PREEMPT and PERF
+ * where it shares. Each cap is granted on its own, so a parent that
+ * holds only some of them (wparent grants ENQ_IMMED) passes on those;
+ * -EPERM for the rest is expected. True if the child was not found.
  */
-static u32 apply_grants(struct layout *l, u32 n, bool grant)
+static bool grant_one(struct layout *l, u32 c, bool grant)
 {
 	struct bpf_cpumask *part, *whole, *other;
-	u32 i, c, j, missed = 0;
+	u32 who = l->who[CI(c)], k;
+	u64 start = c ? l->edge[CI(c - 1)] : 0, end = l->edge[CI(c)], cgid;
+	bool missed = false;
 
+	if (who >= MAX_CHILDREN)
+		return false;
+	cgid = l->cgid[CI(who)];
+	if (!cgid)
+		return false;
 	part = bpf_cpumask_create();
 	whole = bpf_cpumask_create();
 	other = bpf_cpumask_create();
 	if (!part || !whole || !other)
 		goto out;
+	bpf_for(k, 0, l->n) {
+		u64 lo = (u64)k * UNIT, hi = lo + UNIT;
+		u32 cpu = l->cpu_at[k & (MAX_CPUS - 1)];
 
-	bpf_for(i, 0, MAX_CHILDREN) {
-		u64 cgid = l->cgid[i];
-
-		if (!cgid)
-			continue;
-		bpf_cpumask_clear(part);
-		bpf_cpumask_clear(whole);
-		bpf_cpumask_clear(other);
-		bpf_for(c, 0, n) {
-			u32 cpu = plan.cpu_at[c & (MAX_CPUS - 1)];
-			struct cell_cpu *cell = cell_of(l, cpu);
-			bool owns = false;
-
-			if (!cell)
-				continue;
-			bpf_for(j, 0, MAX_OWNERS) {
-				if (j >= cell->nr)
-					break;
-				if (cell->who[j] == i)
-					owns = true;
-			}
-			if (!owns)
-				bpf_cpumask_set_cpu(cpu, other);
-			else if (cell->nr == 1)
-				bpf_cpumask_set_cpu(cpu, whole);
-			else
-				bpf_cpumask_set_cpu(cpu, part);
-		}
-		if (!grant) {
-			scxd_sub_revoke(cgid, SCXD_CAP_ALL, (const struct cpumask *)other);
-			scxd_sub_revoke(cgid, SCXD_CAP_PREEMPT | SCXD_CAP_PERF,
-					(const struct cpumask *)part);
-			continue;
-		}
-		bpf_cpumask_or(part, (const struct cpumask *)part,
-			       (const struct cpumask *)whole);
-		/* -EPERM: we do not hold that cap everywhere, which is fine */
-		if (scxd_sub_grant(cgid, SCXD_CAP_ENQ_IMMED, (const struct cpumask *)part) == -ENODEV ||
-		    scxd_sub_grant(cgid, SCXD_CAP_ENQ, (const struct cpumask *)part) == -ENODEV ||
-		    scxd_sub_grant(cgid, SCXD_CAP_PREEMPT, (const struct cpumask *)whole) == -ENODEV)
-			missed++;
+		if (end <= lo || start >= hi)
+			bpf_cpumask_set_cpu(cpu, other);
+		else if (start <= lo && end >= hi)
+			bpf_cpumask_set_cpu(cpu, whole);
+		else
+			bpf_cpumask_set_cpu(cpu, part);
 	}
+	if (!grant) {
+		scxd_sub_revoke(cgid, SCXD_CAP_ALL, (const struct cpumask *)other);
+		scxd_sub_revoke(cgid, SCXD_CAP_PREEMPT | SCXD_CAP_PERF,
+				(const struct cpumask *)part);
+		goto out;
+	}
+	bpf_cpumask_or(part, (const struct cpumask *)part, (const struct cpumask *)whole);
+	if (scxd_sub_grant(cgid, SCXD_CAP_ENQ_IMMED, (const struct cpumask *)part) == -ENODEV ||
+	    scxd_sub_grant(cgid, SCXD_CAP_ENQ, (const struct cpumask *)part) == -ENODEV ||
+	    scxd_sub_grant(cgid, SCXD_CAP_PREEMPT, (const struct cpumask *)whole) == -ENODEV)
+		missed = true;
 out:
 	if (part)
 		bpf_cpumask_release(part);
@@ -392,71 +399,50 @@ out:
 	return missed;
 }
 
+/* Grant or revoke for every child of layout @l; how many were not found. */
+static u32 apply_grants(struct layout *l, bool grant)
+{
+	u32 c;
+
+	if (!scxd_caps_supported())
+		return 0;
+	plan.missed = 0;
+	bpf_for(c, 0, l->nr)
+		if (grant_one(l, c, grant))
+			plan.missed++;
+	return plan.missed;
+}
+
 /* Re-read weights and grants; build and publish a new layout if changed. */
 static void refresh(void)
 {
 	struct layout *next = &layouts[(cur + 1) & 1], *now = &layouts[cur & 1];
-	u32 i, k, n, nr = 0, cpus = nr_cpus();
-	bool changed = dirty;
+	u32 n, nr;
 
+	plan.changed = dirty;
 	dirty = false;
-	__builtin_memset(plan.avail, 0, sizeof(plan.avail));
-	n = read_avail(plan.avail);
-	k = 0;
-	bpf_for(i, 0, cpus)
-		if (plan.avail[(i / 64) & (MAX_CPUS / 64 - 1)] & (1ULL << (i % 64)))
-			plan.cpu_at[k++ & (MAX_CPUS - 1)] = i;
-
-	bpf_for(i, 0, MAX_CHILDREN) {
-		struct child *ch = &children[i];
-		u64 cgid = ch->cgid;
-		u32 w;
-
-		if (!cgid)
-			continue;
-		w = scxd_cgroup_weight_by_id(cgid);
-		if (w != ch->weight || now->cgid[i] != cgid)
-			changed = true;
-		ch->weight = w;
-		plan.who[CI(nr)] = i;
-		plan.w[CI(nr)] = w;
-		nr++;
-	}
-	bpf_for(i, 0, MAX_CHILDREN)
-		if (now->cgid[i] && children[i].cgid != now->cgid[i])
-			changed = true;
-	if (self_weight && nr) {
-		plan.who[CI(nr)] = SELF;
-		plan.w[CI(nr)] = self_weight;
-		nr++;
-	}
+	n = read_avail(next);
+	if (n != now->n)
+		plan.changed = true;
+	nr = weigh(next, now);
 	if (!n)
 		return;
-	if (!changed)
-		goto grant;
-
-	bpf_for(i, 0, cpus)
-		next->cpu[i & (MAX_CPUS - 1)].nr = 0;
-	bpf_for(i, 0, MAX_CHILDREN)
-		next->cgid[i] = children[i].cgid;
-	if (nr) {
-		size_stretches(plan.q, plan.w, nr, (u64)n * UNIT);
-		lay_out(next, nr, n);
+	if (!plan.changed) {
+		/* a child is not always findable yet when it attaches: retry */
+		if (grants_pending && !apply_grants(now, true))
+			grants_pending = false;
+		return;
 	}
+	if (nr)
+		size_stretches(next, nr, n);
 	next->gen = ++layout_gen;
 
-	/* take CPUs away first, so none is ever any two children's alone */
-	if (scxd_caps_supported())
-		apply_grants(next, n, false);
+	/* take CPUs away first, so that no CPU is two children's alone */
+	apply_grants(next, false);
 	cur = (cur + 1) & 1;
-	grants_pending = true;
-grant:
-	/* a child is not always findable yet when it attaches: retry */
-	if (scxd_caps_supported() && grants_pending) {
-		grants_pending = apply_grants(&layouts[cur & 1], n, true) != 0;
-		if (grants_pending)
-			__sync_fetch_and_add(&nr_grant_retries, 1);
-	}
+	grants_pending = apply_grants(next, true) != 0;
+	if (grants_pending)
+		__sync_fetch_and_add(&nr_grant_retries, 1);
 }
 
 static int refresh_timerfn(void *map, int *key, struct bpf_timer *timer)
@@ -480,6 +466,37 @@ static void refresh_soon(void)
 
 /* ---- dispatch ---- */
 
+/*
+ * This CPU's owners under layout @l, into @cctx->cell: the stretches
+ * that overlap its place on the line, and by how much. Each CPU does
+ * this for itself once per layout; owners start even on their vtimes.
+ */
+static void cell_refresh(struct cpu_ctx *cctx, struct layout *l, s32 cpu)
+{
+	struct cell_cpu *cell = &cctx->cell;
+	u32 c, k = cpu >= 0 && cpu < MAX_CPUS ? l->pos_of[cpu & (MAX_CPUS - 1)] : NO_POS;
+	u64 lo = (u64)k * UNIT, hi = lo + UNIT;
+
+	cctx->gen = l->gen;
+	cctx->running_plus1 = 0;
+	cell->nr = 0;
+	if (k == NO_POS)
+		return;
+	bpf_for(c, 0, l->nr) {
+		u64 start = c ? l->edge[CI(c - 1)] : 0, end = l->edge[CI(c)];
+		u32 nr = cell->nr;
+
+		if (start >= hi)
+			break;
+		if (end <= lo || nr >= MAX_OWNERS)
+			continue;
+		cell->who[nr] = l->who[CI(c)];
+		cell->share[nr] = scxd_min(end, hi) - scxd_max(start, lo);
+		cctx->vtime[CI(l->who[CI(c)])] = cctx->vnow;
+		cell->nr = nr + 1;
+	}
+}
+
 static s32 owner_slot(struct cell_cpu *cell, u32 who)
 {
 	u32 j;
@@ -494,18 +511,18 @@ static s32 owner_slot(struct cell_cpu *cell, u32 who)
 }
 
 /* Charge the contender that had this CPU since its turn began. */
-static u32 charge_cpu(struct cpu_ctx *cctx, struct cell_cpu *cell, u64 now)
+static u32 charge_cpu(struct cpu_ctx *cctx, u64 now)
 {
+	struct cell_cpu *cell = &cctx->cell;
 	u32 who_plus1 = cctx->running_plus1;
 	s32 j;
 
 	cctx->running_plus1 = 0;
-	if (!who_plus1 || !cell)
-		return who_plus1;
+	if (!who_plus1)
+		return 0;
 	j = owner_slot(cell, who_plus1 - 1);
 	if (j >= 0 && j < MAX_OWNERS && cell->share[j])
-		cctx->vtime[CI((who_plus1 - 1))] +=
-			(now - cctx->since) * UNIT / cell->share[j];
+		cctx->vtime[CI(who_plus1 - 1)] += (now - cctx->since) * UNIT / cell->share[j];
 	return who_plus1;
 }
 
@@ -552,41 +569,54 @@ static bool own_starving(u64 now)
 }
 
 /*
- * Give the owners of this CPU their turns, earliest virtual time first;
- * true once one put something on it. @holder_plus1 is the contender
- * whose task used up its slice here and is still runnable: its child
- * finds nothing to dispatch, yet it has work, and keeping that task
- * running is its turn.
+ * The owner of this CPU with the earliest vtime not tried yet in this
+ * dispatch, as an index into the cell; MAX_OWNERS if none is left.
+ * Loop-carried values are kept in @cctx, see struct plan.
+ */
+static u32 pick_owner(struct cpu_ctx *cctx)
+{
+	struct cell_cpu *cell = &cctx->cell;
+	u32 j;
+
+	cctx->best = MAX_OWNERS;
+	bpf_for(j, 0, MAX_OWNERS) {
+		u64 vt;
+
+		if (j >= cell->nr)
+			break;
+		if (cctx->tried & (1U << j))
+			continue;
+		vt = cctx->vtime[CI(cell->who[j])];
+		if (cctx->best == MAX_OWNERS || scxd_vtime_before(vt, cctx->best_vt)) {
+			cctx->best = j;
+			cctx->best_vt = vt;
+		}
+	}
+	return cctx->best;
+}
+
+/*
+ * Give the owners of this CPU their turns, earliest vtime first; true
+ * once one put something on it. @holder_plus1 is the contender whose task
+ * used up its slice here and is still runnable: its child finds nothing
+ * to dispatch, yet it has work, and keeping that task running is its
+ * turn.
  */
 static bool dispatch_owners(struct cpu_ctx *cctx, struct layout *l,
-			    struct cell_cpu *cell, struct task_struct *prev,
-			    u32 holder_plus1, u64 now)
+			    struct task_struct *prev, u32 holder_plus1, u64 now)
 {
-	u32 tried = 0, t, j, best, who;
+	struct cell_cpu *cell = &cctx->cell;
+	u32 t, best, who;
 	bool ok;
 
+	cctx->tried = 0;
 	bpf_for(t, 0, MAX_OWNERS) {
-		u64 best_vt = 0;
-
 		if (t >= cell->nr)
 			break;
-		best = MAX_OWNERS;
-		bpf_for(j, 0, MAX_OWNERS) {
-			u64 vt;
-
-			if (j >= cell->nr)
-				break;
-			if (tried & (1U << j))
-				continue;
-			vt = cctx->vtime[CI(cell->who[j])];
-			if (best == MAX_OWNERS || scxd_vtime_before(vt, best_vt)) {
-				best = j;
-				best_vt = vt;
-			}
-		}
+		best = pick_owner(cctx);
 		if (best >= MAX_OWNERS)
 			break;
-		tried |= 1U << best;
+		cctx->tried |= 1U << best;
 		who = cell->who[best];
 		if (who == SELF)
 			ok = serve_own(prev, now);
@@ -608,32 +638,28 @@ static bool dispatch_owners(struct cpu_ctx *cctx, struct layout *l,
 void BPF_STRUCT_OPS(cells_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct layout *l = &layouts[cur & 1];
-	struct cell_cpu *cell = cell_of(l, cpu);
 	struct cpu_ctx *cctx = this_cpu_ctx();
 	u64 now = bpf_ktime_get_ns();
-	u32 holder_plus1, i;
+	u32 holder_plus1;
 
-	if (!cctx || !cell || !cell->nr) {
-		/* nobody owns this CPU: all ours */
-		if (cctx)
-			cctx->running_plus1 = 0;
+	if (!cctx) {
 		serve_own(prev, now);
 		return;
 	}
-	if (cctx->gen != l->gen) {
-		/* new owners start even */
-		cctx->gen = l->gen;
-		cctx->running_plus1 = 0;
-		bpf_for(i, 0, NR_CONTENDERS)
-			cctx->vtime[CI(i)] = cctx->vnow;
+	if (cctx->gen != l->gen)
+		cell_refresh(cctx, l, cpu);
+	if (!cctx->cell.nr) {
+		/* nobody owns this CPU: all ours */
+		serve_own(prev, now);
+		return;
 	}
-	holder_plus1 = charge_cpu(cctx, cell, now);
+	holder_plus1 = charge_cpu(cctx, now);
 	if (!scxd_prev_is_queued(prev))
 		holder_plus1 = 0;
 
 	if (own_starving(now) && serve_own(prev, now))
 		return;
-	if (dispatch_owners(cctx, l, cell, prev, holder_plus1, now))
+	if (dispatch_owners(cctx, l, prev, holder_plus1, now))
 		return;
 	/* the owners have nothing: our own tasks fill the CPU */
 	serve_own(prev, now);
@@ -646,8 +672,8 @@ void BPF_STRUCT_OPS(cells_update_idle, s32 cpu, bool idle)
 	if (!idle)
 		return;
 	cctx = this_cpu_ctx();
-	if (cctx)
-		charge_cpu(cctx, cell_of(&layouts[cur & 1], cpu), bpf_ktime_get_ns());
+	if (cctx && cctx->gen == layouts[cur & 1].gen)
+		charge_cpu(cctx, bpf_ktime_get_ns());
 }
 
 /* ---- our own tasks ---- */

@@ -21,9 +21,10 @@
  * re-read each time.
  *
  * Our own tasks (@self_weight 0, the default) have no stretch: they run
- * on a CPU whose owners have nothing to run, and on any CPU once they
- * have waited @starve_us, so per-CPU kernel threads and the loader never
- * starve. With @self_weight > 0 they are one more contender laid out
+ * on a CPU whose owners have nothing to run, and every CPU gives them a
+ * turn of @fill_slice_us at least every @starve_us while they wait, so
+ * per-CPU kernel threads, daemons and the loaders never starve (a
+ * CPU-bound task of ours takes up to a fifth of every CPU that way). With @self_weight > 0 they are one more contender laid out
  * after the children. Among themselves they are ordered by virtual time
  * as in vtime.
  *
@@ -58,8 +59,8 @@
  * Tunables:
  *  slice_us	 slice of a child's turn and of our own tasks (20000)
  *  fill_slice_us slice of our own tasks while children are attached (5000)
- *  starve_us	 longest wait of our own tasks before any CPU serves them
- *		 (20000)
+ *  starve_us	 longest a CPU makes our own waiting tasks wait for a
+ *		 turn of fill_slice_us (20000)
  *  self_weight	 our own tasks' weight as a contender for CPUs; 0: none,
  *		 they fill idle CPUs (0)
  *  refresh_ms	 period of re-reading weights and grants (100)
@@ -139,6 +140,7 @@ struct cpu_ctx {
 	u64 vtime[CSLOTS];
 	u64 vnow;
 	u64 since;
+	u64 own_turn_at;		/* our own tasks' last turn here began */
 	u64 gen;			/* layout .cell and the vtimes belong to */
 	struct cell_cpu cell;		/* this CPU's owners under it */
 	u32 running_plus1;		/* contender + 1; 0: none */
@@ -562,10 +564,21 @@ static bool serve_own(struct task_struct *prev, u64 now)
 	return keep_own_prev(prev, now) || scxd_shared_serve(SELF_DSQ);
 }
 
-static bool own_starving(u64 now)
+/*
+ * Is it our own tasks' turn on this CPU, whoever owns it? While they
+ * wait, every CPU gives them a turn of @fill_slice_us at least every
+ * @starve_us, during which they go first: they are per-CPU kernel
+ * threads, the loaders, and at root the whole system's daemons. Short
+ * ones all get through in one turn; a CPU-bound one takes at most
+ * fill/(starve + fill) of each CPU, a fifth by default.
+ */
+static bool own_turn(struct cpu_ctx *cctx, u64 now)
 {
-	return scx_bpf_dsq_nr_queued(SELF_DSQ) &&
-	       now - scxd_shared_served_at > starve_us * SCXD_NSEC_PER_USEC;
+	if (!scx_bpf_dsq_nr_queued(SELF_DSQ))
+		return false;
+	if (now - cctx->own_turn_at > (starve_us + fill_slice_us) * SCXD_NSEC_PER_USEC)
+		cctx->own_turn_at = now;
+	return now - cctx->own_turn_at < fill_slice_us * SCXD_NSEC_PER_USEC;
 }
 
 /*
@@ -657,7 +670,7 @@ void BPF_STRUCT_OPS(cells_dispatch, s32 cpu, struct task_struct *prev)
 	if (!scxd_prev_is_queued(prev))
 		holder_plus1 = 0;
 
-	if (own_starving(now) && serve_own(prev, now))
+	if (own_turn(cctx, now) && serve_own(prev, now))
 		return;
 	if (dispatch_owners(cctx, l, prev, holder_plus1, now))
 		return;

@@ -826,15 +826,22 @@ static int stat_processor(const char *pid)
 	return p ? atoi(p + 1) : -1;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void *sampler_main(void *arg)
 {
 	struct cpu_sampler *cs = arg;
-	unsigned int waited = 0, i;
+	double until = now_s() + cs->warmup_ms / 1e3;
+	unsigned int i;
 
-	while (!cs->stop && waited < cs->warmup_ms) {
+	while (!cs->stop && now_s() < until)
 		sleep_ms(20);
-		waited += 20;
-	}
 	while (!cs->stop) {
 		for (i = 0; i < cs->n; i++) {
 			char procs[PATH_MAX + 16], pid[32];
@@ -873,10 +880,11 @@ static double measure_cells(const struct config *cfg, const char *under, unsigne
 {
 	static char cgroups[MAX_CHILDREN_TESTED][PATH_MAX];
 	struct sched_proc procs[MAX_CHILDREN_TESTED + 2];
-	struct wl_group groups[MAX_CHILDREN_TESTED];
+	struct wl_group groups[MAX_CHILDREN_TESTED + 1];
 	struct cpu_sampler cs = { .n = n, .cgroups = cgroups, .warmup_ms = 1000 };
 	uint64_t allowed[MAX_CHILDREN_TESTED];
-	double cpu[MAX_CHILDREN_TESTED], total = 0, wsum = 0, worst = -1;
+	double cpu[MAX_CHILDREN_TESTED], total = 0, wsum = 0, worst = -1, own_lat_max = 0;
+	uint64_t own_cycles = 0;
 	unsigned int ncpu = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN), started = 0, i;
 	char w[16], ctl[PATH_MAX + 32], one[1600];
 	struct wl_result res;
@@ -916,11 +924,14 @@ static double measure_cells(const struct config *cfg, const char *under, unsigne
 	for (i = 0; i < n; i++)
 		groups[i] = (struct wl_group){ .kind = WL_SPIN, .n = 4, .cpu = -1,
 					       .cgroup = cgroups[i] };
+	/* one of the parent's own tasks, which runs on what the children leave */
+	groups[n] = (struct wl_group){ .kind = WL_SLEEP, .n = 1, .cpu = -1,
+				       .work_us = 100, .sleep_us = 10000 };
 	if (pthread_create(&cs.thread, NULL, sampler_main, &cs) != 0) {
 		snprintf(fig, len, "pthread_create failed");
 		goto out;
 	}
-	r = wl_run(groups, n, 2 * cfg->duration, &res);
+	r = wl_run(groups, n + 1, 2 * cfg->duration, &res);
 	cs.stop = true;
 	pthread_join(cs.thread, NULL);
 	if (r < 0) {
@@ -938,6 +949,10 @@ static double measure_cells(const struct config *cfg, const char *under, unsigne
 		total += cpu[i];
 		wsum += weights[i];
 	}
+	own_cycles = wl_group_ops(&res, n);
+	for (i = 0; i < res.n_tasks; i++)
+		if (res.tasks[i].group == n)
+			own_lat_max = res.tasks[i].lat_max_ns / 1e6;
 	wl_result_free(&res);
 
 	cells_expected(ncpu, n, weights, allowed);
@@ -957,9 +972,10 @@ static double measure_cells(const struct config *cfg, const char *under, unsigne
 					       (unsigned long long)allowed[i]);
 	}
 	if (at < len)
-		snprintf(fig + at, len - at, "; %u samples, %.1f s CPU, worst share error %.1f%%%s",
+		snprintf(fig + at, len - at, "; %u samples, %.1f s CPU, worst share error %.1f%%%s; parent's own sleeper %.0f cycles/s, latest wake-up %.1f ms",
 			 cs.samples, total / 1e9, 100 * worst,
-			 *leak ? ", A CHILD RAN ON CPUs IT DOES NOT OWN" : "");
+			 *leak ? ", A CHILD RAN ON CPUs IT DOES NOT OWN" : "",
+			 own_cycles / (2 * cfg->duration), own_lat_max);
 out:
 	while (started--)
 		if (sched_proc_stop(&procs[started], one, sizeof(one)) < 0 && r == 0) {

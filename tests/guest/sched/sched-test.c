@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
@@ -915,6 +916,61 @@ static bool kernel_has_sub_caps(void)
 	return found;
 }
 
+static char caps_want[64], caps_path[PATH_MAX];
+
+static int match_sub_dir(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	if (flag != FTW_D || strcmp(path + f->base, caps_want))
+		return 0;
+	snprintf(caps_path, sizeof(caps_path), "%s/caps", path);
+	return 1;
+}
+
+/* CPU list ("0-2,5") to a mask of CPUs below 64. */
+static uint64_t parse_cpu_list(const char *s)
+{
+	uint64_t mask = 0;
+	char *end;
+
+	while (*s >= '0' && *s <= '9') {
+		long lo = strtol(s, &end, 10), hi = lo, c;
+
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (c = lo; c <= hi && c < 64; c++)
+			mask |= 1ULL << c;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return mask;
+}
+
+/*
+ * The CPUs the child scheduler on @cgroup may kick (its "enq_immed" line
+ * in its sysfs "caps" file); 0 with @why set if there is none.
+ */
+static uint64_t child_enq_immed(const char *cgroup, char *why, size_t len)
+{
+	char line[256];
+	struct stat st;
+	FILE *f;
+
+	if (stat(cgroup, &st) < 0)
+		return snprintf(why, len, "stat %s: %s", cgroup, strerror(errno)), 0;
+	snprintf(caps_want, sizeof(caps_want), "sub-%llu", (unsigned long long)st.st_ino);
+	if (nftw(SCX_SYSFS, match_sub_dir, 16, FTW_PHYS) != 1)
+		return snprintf(why, len, "no %s under %s", caps_want, SCX_SYSFS), 0;
+	f = fopen(caps_path, "re");
+	if (!f)
+		return snprintf(why, len, "%s: %s", caps_path, strerror(errno)), 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "enq_immed ", 10)) {
+			fclose(f);
+			return parse_cpu_list(line + 10);
+		}
+	fclose(f);
+	return snprintf(why, len, "%s has no enq_immed line", caps_path), 0;
+}
+
 /*
  * cells with @n fifo children of cpu.weight @weights, each running 4
  * spinners (more than the CPUs any of them owns), as root (@under NULL)
@@ -970,6 +1026,18 @@ static double measure_cells(const struct config *cfg, const char *under, unsigne
 	}
 	sleep_ms(300);		/* cells lays out again at once; let it */
 	cells_expected(ncpu, n, weights, allowed);
+	/* with CPU delegation, cells grants each child kicks on its CPUs */
+	for (i = 0; caps && i < n; i++) {
+		char why[PATH_MAX + 64] = "";
+		uint64_t got = child_enq_immed(cgroups[i], why, sizeof(why));
+
+		if (got != allowed[i]) {
+			snprintf(fig, len, "child %u granted enq_immed on 0x%llx, owns 0x%llx%s%s", i,
+				 (unsigned long long)got, (unsigned long long)allowed[i],
+				 why[0] ? ": " : "", why);
+			goto out;
+		}
+	}
 
 	for (i = 0; i < n; i++)
 		groups[i] = (struct wl_group){ .kind = WL_SPIN, .n = 4, .cpu = -1,
@@ -1023,7 +1091,8 @@ static double measure_cells(const struct config *cfg, const char *under, unsigne
 	if (at < len)
 		snprintf(fig + at, len - at, "; %u rounds of samples (by one of the parent's own tasks), %u of %u task samples on a CPU not the child's (%s), %.1f s CPU, worst share error %.1f%%%s",
 			 cs.samples, cs.foreign, cs.task_samples,
-			 caps ? "CPU delegation: none allowed" : "compat: up to 2% allowed",
+			 caps ? "CPU delegation: every child granted enq_immed on exactly its CPUs, none allowed" :
+			        "compat: up to 2% allowed",
 			 total / 1e9, 100 * worst,
 			 *leak ? ", A CHILD RAN ON CPUs IT DOES NOT OWN" : "");
 out:

@@ -85,7 +85,6 @@ UEI_DEFINE(uei);
 #define SELF_DSQ	0
 #define MAX_CHILDREN	64
 #define SELF		MAX_CHILDREN	/* contender index of our own tasks */
-#define NR_CONTENDERS	(MAX_CHILDREN + 1)
 #define CSLOTS		128		/* arrays by contender, power of two */
 #define CI(x)		((x) & (CSLOTS - 1))
 #define MAX_CPUS	512		/* power of two */

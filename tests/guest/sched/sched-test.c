@@ -29,6 +29,9 @@
  *    as a child of wparent) CPU time within 10% of its weight's share, and
  *    no child's task is seen (/proc/<pid>/stat "processor", sampled every
  *    100 ms after a 1 s warm-up) on a CPU the layout does not give it.
+ *    Where the kernel delegates CPUs no such sample is allowed and each
+ *    child's sysfs caps must show enq_immed on exactly its CPUs; without
+ *    it (compat), up to 2% of the samples may.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -29,7 +29,7 @@
  * as in vtime.
  *
  * Enforcement. Where the kernel has CPU delegation (scxd_caps_supported())
- * each child is granted ENQ_IMMED and ENQ on its CPUs and PREEMPT on the
+ * each child is granted ENQ_IMMED on its CPUs and ENQ and PREEMPT on the
  * ones it has alone, and everything is revoked elsewhere, so its local
  * inserts, kicks and preemptions elsewhere are refused by the kernel and
  * land in its global DSQ, which we serve only on its CPUs. Without it
@@ -344,10 +344,11 @@ static void size_stretches(struct layout *l, u32 nr, u32 n)
 }
 
 /*
- * Grant child @c (line order) of layout @l ENQ_IMMED and ENQ on the CPUs
- * its stretch touches and PREEMPT on those it covers whole (@grant), or
- * revoke what it must not have: everything elsewhere, PREEMPT and PERF
- * where it shares. Each cap is granted on its own, so a parent that
+ * Grant child @c (line order) of layout @l ENQ_IMMED on the CPUs its
+ * stretch touches and ENQ and PREEMPT on those it covers whole (@grant),
+ * or revoke what it must not have: everything elsewhere, all but
+ * ENQ_IMMED where it shares. On a shared CPU its inserts then wait in its
+ * global DSQ for the turn the per-CPU vtime gives it. Each cap is granted on its own, so a parent that
  * holds only some of them (wparent grants ENQ_IMMED) passes on those;
  * -EPERM for the rest is expected. True if the child was not found.
  */
@@ -381,13 +382,13 @@ static bool grant_one(struct layout *l, u32 c, bool grant)
 	}
 	if (!grant) {
 		scxd_sub_revoke(cgid, SCXD_CAP_ALL, (const struct cpumask *)other);
-		scxd_sub_revoke(cgid, SCXD_CAP_PREEMPT | SCXD_CAP_PERF,
+		scxd_sub_revoke(cgid, SCXD_CAP_ENQ | SCXD_CAP_PREEMPT | SCXD_CAP_PERF,
 				(const struct cpumask *)part);
 		goto out;
 	}
 	bpf_cpumask_or(part, (const struct cpumask *)part, (const struct cpumask *)whole);
 	if (scxd_sub_grant(cgid, SCXD_CAP_ENQ_IMMED, (const struct cpumask *)part) == -ENODEV ||
-	    scxd_sub_grant(cgid, SCXD_CAP_ENQ, (const struct cpumask *)part) == -ENODEV ||
+	    scxd_sub_grant(cgid, SCXD_CAP_ENQ, (const struct cpumask *)whole) == -ENODEV ||
 	    scxd_sub_grant(cgid, SCXD_CAP_PREEMPT, (const struct cpumask *)whole) == -ENODEV)
 		missed = true;
 out:

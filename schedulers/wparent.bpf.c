@@ -47,6 +47,11 @@
  * starve per-CPU kernel threads: confine such workloads with a child
  * scheduler (pin) rather than across siblings.
  *
+ * CPU delegation: where the kernel has it, each child is granted
+ * ENQ_IMMED (kicks) on every CPU when it attaches and nothing else, so
+ * its direct inserts onto a CPU wait in its global DSQ for the turn the
+ * tree gives it; shares then hold for children that insert locally too.
+ *
  * Roles.
  *  - root: our own tasks are all the system's tasks not in a child; on a
  *    kernel without sub-schedulers (pristine 6.12) that is every task and
@@ -79,6 +84,7 @@
 char _license[] SEC("license") = "GPL";
 
 const volatile bool scxd_can_host_children = true;
+const volatile bool scxd_grants_cpus = true;
 
 const volatile u64 slice_us = 20000;
 const volatile u32 self_weight = 100;
@@ -493,6 +499,30 @@ void BPF_STRUCT_OPS(wparent_enable, struct task_struct *p)
 }
 
 #if SCXD_HAVE_SUB_SCHED
+/*
+ * Where the kernel delegates CPUs, a child may kick any of our CPUs
+ * (ENQ_IMMED, of which we hold what our parent gave us) but gets no ENQ
+ * or PREEMPT: its local inserts go to its global DSQ, which it gets to
+ * run only in the turns the tree gives it, so a child cannot take more
+ * than its weight by inserting onto CPUs directly. Without delegation
+ * this does nothing.
+ */
+static void grant_kicks(u64 cgid)
+{
+	struct bpf_cpumask *all;
+
+	if (!scxd_caps_supported())
+		return;
+	all = bpf_cpumask_create();
+	if (!all)
+		return;
+	/* what we hold ourselves: all CPUs at root */
+	if (scxd_sub_caps(0, SCXD_CAP_ENQ_IMMED, all))
+		bpf_cpumask_setall(all);
+	scxd_sub_grant(cgid, SCXD_CAP_ENQ_IMMED, (const struct cpumask *)all);
+	bpf_cpumask_release(all);
+}
+
 s32 BPF_STRUCT_OPS(wparent_sub_attach, struct scx_sub_attach_args *args)
 {
 	u64 cgid = args->ops->sub_cgroup_id;
@@ -502,10 +532,13 @@ s32 BPF_STRUCT_OPS(wparent_sub_attach, struct scx_sub_attach_args *args)
 	if (child_weight_from_cgroup)
 		weight = scxd_cgroup_weight_by_id(cgid);
 	ret = entity_add(cgid, weight);
-	if (ret)
+	if (ret) {
 		bpf_printk("wparent: refusing child on cgroup %llu (%s): %d",
 			   cgid, args->cgroup_path, ret);
-	return ret;
+		return ret;
+	}
+	grant_kicks(cgid);
+	return 0;
 }
 
 void BPF_STRUCT_OPS(wparent_sub_detach, struct scx_sub_detach_args *args)

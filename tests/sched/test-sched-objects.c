@@ -34,6 +34,10 @@ static const struct expectation expected[] = {
 		       "idle_backoff_max", "tree_always", "sub_cgroup_id",
 		       "scxd_can_host_children" },
 	  true },
+	{ "cells", { "slice_us", "fill_slice_us", "starve_us", "self_weight",
+		     "refresh_ms", "sub_cgroup_id", "scxd_can_host_children",
+		     "scxd_grants_cpus" },
+	  true },
 };
 
 static bool has_var(const struct btf *btf, const char *sec, const char *name)

@@ -14,7 +14,10 @@
  *  - exit information is recorded in a .data global named "uei"
  *    (struct user_exit_info) by ops.exit();
  *  - objects that can host child schedulers define
- *    "const volatile bool scxd_can_host_children = true".
+ *    "const volatile bool scxd_can_host_children = true";
+ *  - parents that grant their children CPUs (scxd_sub_grant()) where the
+ *    kernel delegates CPUs define "const volatile bool scxd_grants_cpus
+ *    = true".
  */
 #ifndef __SCXD_COMMON_BPF_H
 #define __SCXD_COMMON_BPF_H

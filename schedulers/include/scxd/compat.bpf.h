@@ -277,4 +277,157 @@ static __always_inline bool scxd_sub_dispatch(u64 cgid)
  *    parent for what rescue can't cover.
  */
 
+/*
+ * CPU delegation (issue 21): a parent grants its direct children
+ * per-CPU capabilities and revokes them. Our kernel series carries the
+ * cpu-form port of upstream 7.3's model (kernel/sched/ext/sub.c there);
+ * on kernels without it every wrapper below reports "not supported" and
+ * a parent enforces what it can by where it calls scx_bpf_sub_dispatch().
+ *
+ * Differences from upstream 7.3's cid-form API, all of them from the
+ * port (see its changelogs):
+ *  - CPU ids and struct cpumask (bpf_cpumask) where 7.3 takes cids and
+ *    arena cmasks: scx_bpf_sub_grant(cgid, caps, const struct cpumask *),
+ *    scx_bpf_sub_revoke(cgid, caps, const struct cpumask *),
+ *    scx_bpf_sub_caps(cgid, caps, struct bpf_cpumask *out) and
+ *    ops.sub_caps_updated(const struct cpumask *, u64 caps).
+ *  - scx_bpf_sub_grant() has no denied_out mask: a CPU is granted only
+ *    if the caller literally holds every requested cap on it, the
+ *    return is -EPERM when any CPU was refused; read the result back
+ *    with scx_bpf_sub_caps().
+ *  - SCX_CAP_ENQ_IMMED covers kicks only (6.12 has no SCX_ENQ_IMMED
+ *    insert flag); SCX_CAP_ENQ covers local inserts, PREEMPT preempting
+ *    inserts and kicks, PERF scx_bpf_cpuperf_set().
+ *  - scx_bpf_sub_dispatch() is not gated by caps: a parent calling it on
+ *    a CPU lends that CPU, so parents that grant nothing keep working,
+ *    and a child dispatching onto SCX_DSQ_LOCAL of the lent CPU needs no
+ *    cap.
+ *  - scx_bpf_sub_kill() is scx_bpf_sub_kill_bstr() under a printf-like
+ *    macro, as scx_bpf_exit(); the child ends with SCX_EXIT_PARENT_KILL.
+ *
+ * Which of these the running kernel has is settled at load time
+ * (bpf_ksym_exists() on weak "___scxd" ksyms, as above):
+ * scxd_caps_supported() is true when scx_bpf_sub_grant() resolves. The
+ * SCXD_CAP_* values are the contract's (enum scx_cap_flags); where
+ * vmlinux.h has the enum (meson passes -DSCXD_HAVE_SCX_CAPS=1) and is
+ * one of our series' (SCXD_HAVE_SUB_SCHED), they are checked against it
+ * at compile time. ops.sub_caps_updated() is a
+ * struct_ops member only on such a kernel's vmlinux.h: meson passes
+ * -DSCXD_HAVE_SUB_CAPS_UPDATED=1 when it is there, and a scheduler sets
+ * it under that #if (SCXD_OPS_SUB_CAPS_UPDATED() below).
+ */
+#ifndef SCXD_HAVE_SCX_CAPS
+#define SCXD_HAVE_SCX_CAPS 0
+#endif
+
+#ifndef SCXD_HAVE_SUB_CAPS_UPDATED
+#define SCXD_HAVE_SUB_CAPS_UPDATED 0
+#endif
+
+#define SCXD_CAP_ENQ_IMMED	(1ULL << 0)	/* kick the CPU */
+#define SCXD_CAP_ENQ		(1ULL << 1)	/* insert into its local DSQ */
+#define SCXD_CAP_PREEMPT	(1ULL << 2)	/* preempting inserts and kicks */
+#define SCXD_CAP_PERF		(1ULL << 3)	/* scx_bpf_cpuperf_set() */
+#define SCXD_CAP_ALL		0xfULL
+
+#if SCXD_HAVE_SCX_CAPS && SCXD_HAVE_SUB_SCHED
+_Static_assert(SCX_CAP_ENQ_IMMED == SCXD_CAP_ENQ_IMMED &&
+	       SCX_CAP_ENQ == SCXD_CAP_ENQ &&
+	       SCX_CAP_PREEMPT == SCXD_CAP_PREEMPT &&
+	       SCX_CAP_PERF == SCXD_CAP_PERF,
+	       "SCX_CAP_* differ from the issue 21 contract");
+#endif
+
+#if SCXD_HAVE_SUB_SCHED
+s32 scx_bpf_sub_grant___scxd(u64 cgroup_id, u64 caps,
+			     const struct cpumask *cpus) __ksym __weak;
+void scx_bpf_sub_revoke___scxd(u64 cgroup_id, u64 caps,
+			       const struct cpumask *cpus) __ksym __weak;
+s32 scx_bpf_sub_caps___scxd(u64 cgroup_id, u64 caps,
+			    struct bpf_cpumask *out) __ksym __weak;
+void scx_bpf_sub_kill_bstr___scxd(u64 cgroup_id, char *fmt,
+				  unsigned long long *data,
+				  u32 data__sz) __ksym __weak;
+
+/* Does this kernel have CPU delegation? Settled at load time. */
+static __always_inline bool scxd_caps_supported(void)
+{
+	return bpf_ksym_exists(scx_bpf_sub_grant___scxd);
+}
+
+/* Grant @caps on @cpus to direct child @cgid; -EOPNOTSUPP without caps. */
+static __always_inline s32 scxd_sub_grant(u64 cgid, u64 caps,
+					  const struct cpumask *cpus)
+{
+	if (!bpf_ksym_exists(scx_bpf_sub_grant___scxd))
+		return -EOPNOTSUPP;
+	return scx_bpf_sub_grant___scxd(cgid, caps, cpus);
+}
+
+/* Take @caps on @cpus back from child @cgid and its descendants. */
+static __always_inline void scxd_sub_revoke(u64 cgid, u64 caps,
+					    const struct cpumask *cpus)
+{
+	if (bpf_ksym_exists(scx_bpf_sub_revoke___scxd))
+		scx_bpf_sub_revoke___scxd(cgid, caps, cpus);
+}
+
+/*
+ * Where @cgid (0: ourselves) holds any of @caps, into @out;
+ * -EOPNOTSUPP without caps, when @out is left alone.
+ */
+static __always_inline s32 scxd_sub_caps(u64 cgid, u64 caps,
+					 struct bpf_cpumask *out)
+{
+	if (!bpf_ksym_exists(scx_bpf_sub_caps___scxd))
+		return -EOPNOTSUPP;
+	return scx_bpf_sub_caps___scxd(cgid, caps, out);
+}
+
+/*
+ * End direct child @cgid with SCX_EXIT_PARENT_KILL and a formatted
+ * reason. Without caps there is no such kfunc and this does nothing: the
+ * caller tells the child's loader some other way, or stops serving it.
+ */
+#define scxd_sub_kill(cgid, fmt, args...)				\
+({									\
+	scx_bpf_bstr_preamble(fmt, args)				\
+	if (bpf_ksym_exists(scx_bpf_sub_kill_bstr___scxd))		\
+		scx_bpf_sub_kill_bstr___scxd((cgid), ___fmt, ___param,	\
+					     sizeof(___param));		\
+	___scx_bpf_bstr_format_checker(fmt, ##args);			\
+})
+#else
+static __always_inline bool scxd_caps_supported(void)
+{
+	return false;
+}
+
+static __always_inline s32 scxd_sub_grant(u64 cgid, u64 caps,
+					  const struct cpumask *cpus)
+{
+	return -EOPNOTSUPP;
+}
+
+static __always_inline void scxd_sub_revoke(u64 cgid, u64 caps,
+					    const struct cpumask *cpus)
+{
+}
+
+static __always_inline s32 scxd_sub_caps(u64 cgid, u64 caps,
+					 struct bpf_cpumask *out)
+{
+	return -EOPNOTSUPP;
+}
+
+#define scxd_sub_kill(cgid, fmt, args...)	do { } while (0)
+#endif	/* SCXD_HAVE_SUB_SCHED */
+
+/* ".sub_caps_updated = fn," in SCX_OPS_DEFINE() where the member exists */
+#if SCXD_HAVE_SUB_SCHED && SCXD_HAVE_SUB_CAPS_UPDATED
+#define SCXD_OPS_SUB_CAPS_UPDATED(fn)	.sub_caps_updated = (void *)(fn),
+#else
+#define SCXD_OPS_SUB_CAPS_UPDATED(fn)
+#endif
+
 #endif	/* __SCXD_COMPAT_BPF_H */

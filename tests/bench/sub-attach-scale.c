@@ -381,9 +381,7 @@ int main(int argc, char **argv)
 		if (idle < 0)
 			return 1;
 		tasks = machine_tasks();
-		printf("phase %d: %d idle threads, %d tasks on the machine (%.1f s to start them)",
-		       phase, n, tasks, (now_ms() - t0) / 1e3);
-		fflush(stdout);
+		t0 = (now_ms() - t0) / 1e3;
 		sleep(1);
 		for (r = 0; r < rounds; r++) {
 			if (cycle(argv[optind + 1], st.st_ino, t))
@@ -396,23 +394,27 @@ int main(int argc, char **argv)
 				s->v[s->n++] = t[k];
 			}
 		}
-		printf(", attach median so far %.2f ms\n",
-		       median(&samples[hi][T_ATTACH]));
+		printf("phase %d: %d idle threads, %d tasks on the machine (%.1f s to start them), attach median so far %.2f ms\n",
+		       phase, n, tasks, t0, median(&samples[hi][T_ATTACH]));
+		fflush(stdout);
 	}
 	stop_sleepers(idle, CG_IDLE);
 	stop_sleepers(child_pid, CG_CHILD);
 	bpf_link__destroy(root_link);
 	bpf_object__close(root);
 
-	printf("%-7s %10s %10s %10s %10s %8s\n", "row", "low ms", "(min..max)",
-	       "high ms", "(min..max)", "high/low");
+	printf("%-7s %9s %-15s %9s %-15s %9s %9s\n", "row", "low ms", "(min..max)",
+	       "high ms", "(min..max)", "high/low", "(of mins)");
 	for (k = 0; k < NR_T; k++) {
 		double ml = median(&samples[0][k]), mh = median(&samples[1][k]);
 		struct samples *sl = &samples[0][k], *sh = &samples[1][k];
+		char rl[32], rh[32];
 
-		printf("%-7s %10.2f %4.1f..%-5.1f %10.2f %4.1f..%-5.1f %8.2f\n",
-		       t_names[k], ml, sl->v[0], sl->v[sl->n - 1], mh, sh->v[0],
-		       sh->v[sh->n - 1], ml > 0 ? mh / ml : 0);
+		snprintf(rl, sizeof(rl), "(%.1f..%.1f)", sl->v[0], sl->v[sl->n - 1]);
+		snprintf(rh, sizeof(rh), "(%.1f..%.1f)", sh->v[0], sh->v[sh->n - 1]);
+		printf("%-7s %9.2f %-15s %9.2f %-15s %9.2f %9.2f\n", t_names[k],
+		       ml, rl, mh, rh, ml > 0 ? mh / ml : 0,
+		       sl->v[0] > 0 ? sh->v[0] / sl->v[0] : 0);
 	}
 	return 0;
 usage:

@@ -23,7 +23,6 @@
  * phase is a discarded warm-up), min and max, and the HIGH/LOW ratio of the
  * medians. Prints figures; judges nothing.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>

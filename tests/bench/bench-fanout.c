@@ -113,7 +113,7 @@ static void measure(unsigned int c, unsigned int k)
 		calls_per_s[c][k] = (cnt1 - cnt0) / res.wall_s;
 	}
 	wl_result_free(&res);
-	printf(" %u:%.0f/s,%.0fns/call,%.0fns/op", counts[c], tput[c][k], per_call[c][k],
+	printf("  %u children: %.0f round trips/s, %.0f ns/call, %.0f ns/round trip\n", counts[c], tput[c][k], per_call[c][k],
 	       per_op[c][k]);
 	fflush(stdout);
 }
@@ -157,7 +157,7 @@ static void report(unsigned int rounds)
 
 int main(int argc, char **argv)
 {
-	struct bl_rounds rr = { .min = 3, .max = MAX_ROUNDS, .target = 0.03, .budget_s = 1200 };
+	struct bl_rounds rr = { .min = 5, .max = MAX_ROUNDS, .target = 0.03, .budget_s = 1200 };
 	struct bl_stack root = { .levels = { { "wparent" } }, .n_levels = 1 };
 	struct bl_running run;
 	struct bl_dirs d;
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 	if (set_children(&d, 1) < 0)
 		goto out;
 	measure(0, 0);
-	printf(" (warm-up)\n");
+	printf("  (that was the warm-up)\n");
 
 	rr.start = bl_now();
 	for (k = 0; k < MAX_ROUNDS; k++) {
@@ -228,7 +228,7 @@ int main(int argc, char **argv)
 
 		if (!bl_rounds_more(&rr, k, ratio_stat(per_call, 2, k, &s), round_s))
 			break;
-		printf("round %u (%s):", k + 1, up ? "attaching" : "detaching");
+		printf("round %u (%s):\n", k + 1, up ? "attaching" : "detaching");
 		for (i = 0; i < N_COUNTS; i++) {
 			unsigned int ci = up ? i : N_COUNTS - 1 - i;
 
@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 		}
 		round_s = bl_now() - t0;
 		hw = ratio_stat(per_call, 2, k + 1, &s);
-		printf("\nround %u: %.0f s; 64-children cost ratio +-%.1f%%\n", k + 1, round_s,
+		printf("round %u: %.0f s; 64-children cost ratio +-%.1f%%\n", k + 1, round_s,
 		       isfinite(hw) ? 100 * hw : -1.0);
 		fflush(stdout);
 	}

@@ -295,9 +295,9 @@ int bl_run_cmd(char *const argv[], const char *cgroup, double timeout_s, char *o
 	       size_t len, double *wall_s)
 {
 	double start = bl_now(), deadline = start + timeout_s;
-	size_t used = 0;
+	bool exited = false, killed = false;
 	int pipefd[2], status = 0;
-	bool killed = false;
+	size_t used = 0;
 	pid_t pid;
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
@@ -309,6 +309,8 @@ int bl_run_cmd(char *const argv[], const char *cgroup, double timeout_s, char *o
 		return -errno;
 	}
 	if (pid == 0) {
+		/* its own process group: a timeout ends its helpers too */
+		setpgid(0, 0);
 		if (cgroup) {
 			char f[PATH_MAX + 16];
 
@@ -321,18 +323,27 @@ int bl_run_cmd(char *const argv[], const char *cgroup, double timeout_s, char *o
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	setpgid(pid, pid);
 	close(pipefd[1]);
 	for (;;) {
 		struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
 		char sink[4096];
-		int left_ms = (int)((deadline - bl_now()) * 1000);
+		int left_ms;
 		ssize_t n;
 
-		if (left_ms <= 0 && !killed) {
-			kill(pid, SIGKILL);
-			killed = true;
+		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+			exited = true;
+			/* what it left behind holding the pipe gets 2 s */
+			if (deadline > bl_now() + 2)
+				deadline = bl_now() + 2;
 		}
-		if (poll(&pfd, 1, left_ms > 0 ? left_ms : 1000) == 0)
+		left_ms = (int)((deadline - bl_now()) * 1000);
+		if (left_ms <= 0) {
+			kill(-pid, SIGKILL);
+			killed |= !exited;
+			left_ms = 1000;
+		}
+		if (poll(&pfd, 1, left_ms < 200 ? left_ms : 200) == 0)
 			continue;
 		if (used + 1 < len)
 			n = read(pipefd[0], out + used, len - 1 - used);
@@ -348,7 +359,8 @@ int bl_run_cmd(char *const argv[], const char *cgroup, double timeout_s, char *o
 	close(pipefd[0]);
 	if (len)
 		out[used < len ? used : len - 1] = '\0';
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	kill(-pid, SIGKILL);
+	while (!exited && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (wall_s)
 		*wall_s = bl_now() - start;

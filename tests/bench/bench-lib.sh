@@ -55,11 +55,18 @@ bench_table() {
 		printf '%s  (%s, %s kernel, %s vCPUs, TCG; %s)\n' "$bench_name" \
 			"$(date -u '+%Y-%m-%d %H:%M UTC')" "$bench_variant" "$bench_cpus" \
 			"median [bootstrap 95% interval] over n rounds"
+		# grouped by table, tables in the order the driver first named them
 		awk -F'\t' '
+		BEGIN { nt = 0 }
 		$1 == "BENCH-ROW" {
-			if ($2 != last) { printf "\n== %s\n%-52s %-42s %s\n", $2, "row", "column", "median [95% interval] (n)"; last = $2 }
-			if ($5 == 0) printf "%-52s %-42s %s\n", $3, $4, $9
-			else printf "%-52s %-42s %.4g [%.4g, %.4g] %s (n=%d)\n", $3, $4, $6, $7, $8, $9, $5
+			if (!($2 in seen)) { seen[$2] = 1; table[nt++] = $2 }
+			if ($5 == 0) line = sprintf("%-52s %-42s %s", $3, $4, $9)
+			else line = sprintf("%-52s %-42s %.4g [%.4g, %.4g] %s (n=%d)", $3, $4, $6, $7, $8, $9, $5)
+			body[$2] = body[$2] line "\n"
+		}
+		END {
+			for (t = 0; t < nt; t++)
+				printf "\n== %s\n%-52s %-42s %s\n%s", table[t], "row", "column", "median [95% interval] (n)", body[table[t]]
 		}' "$out"
 		echo
 		awk -F'\t' '$1 == "BENCH-NOTE" { print "note: " $2 }' "$out"
@@ -68,6 +75,7 @@ bench_table() {
 	# one gnuplot data block per column of the main table (the first
 	# table the driver printed): x = row index, median, lo, hi
 	awk -F'\t' -v dat="$dat" -v gp="$gp" -v png="$png" -v title="$bench_name" '
+	BEGIN { nr = 0; nc = 0 }
 	$1 == "BENCH-ROW" && main == "" { main = $2 }
 	$1 == "BENCH-ROW" && $2 == main {
 		if (!($3 in ri)) { ri[$3] = nr; rname[nr++] = $3 }
@@ -92,9 +100,12 @@ bench_table() {
 		for (r = 0; r < nr; r++) printf "%s\"%s\" %d", (r ? ", " : ""), rname[r], r > gp
 		print ")" > gp
 		if (main == "workloads" || main == "fanout") print "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2" > gp
+		# percentages (share errors) on the right-hand axis, ratios on the left
+		for (c = 0; c < nc; c++) if (unit[c] == "%") y2 = 1
+		if (y2) print "set y2tics; set ytics nomirror; set y2label \"%\"; set ylabel \"ratio\"" > gp
 		printf "plot " > gp
 		for (c = 0; c < nc; c++)
-			printf "%s\"%s\" index %d using ($1 + %f):2:3:4 with yerrorbars pt 7 ps 1 lw 2 title \"%s (%s)\"", (c ? ", " : ""), dat, c, (c - (nc - 1) / 2) * w, cname[c], unit[c] > gp
+			printf "%s\"%s\" index %d using ($1 + %f):2:3:4 axes x1%s with yerrorbars pt 7 ps 1 lw 2 title \"%s (%s)\"", (c ? ", " : ""), dat, c, (c - (nc - 1) / 2) * w, (unit[c] == "%" ? "y2" : "y1"), cname[c], unit[c] > gp
 		print "" > gp
 	}' "$out" || return 1
 	gnuplot "$gp" 2>"$gp.log" || { bench_log "gnuplot failed: $(tail -3 "$gp.log")"; return 1; }

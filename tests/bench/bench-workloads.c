@@ -45,8 +45,8 @@ struct workload {
 };
 
 static struct workload wks[N_WK] = {
-	[WK_MESSAGING] = { "perf-messaging", "msgs/s", 20 },
-	[WK_PIPE] = { "perf-pipe", "ops/s", 20000 },
+	[WK_MESSAGING] = { "perf-messaging", "msgs/s", 2 },
+	[WK_PIPE] = { "perf-pipe", "ops/s", 200 },
 	[WK_SWITCH] = { "stress-switch", "bogo-ops/s" },
 	[WK_CPU] = { "stress-cpu", "bogo-ops/s" },
 };
@@ -185,7 +185,7 @@ static void run_row(const struct bl_dirs *d, struct row *row, unsigned int k)
 	bl_shuffle(order, N_WK);
 	for (i = 0; i < N_WK; i++) {
 		row->v[order[i]][k] = run_workload(order[i], &wall);
-		printf(" %s/%s=%.0f", row->name, wks[order[i]].name, row->v[order[i]][k]);
+		printf("  %s %s=%.0f\n", row->name, wks[order[i]].name, row->v[order[i]][k]);
 		fflush(stdout);
 	}
 	if (!bl_stack_alive(&run)) {
@@ -278,7 +278,7 @@ static void report(unsigned int rounds)
 
 int main(int argc, char **argv)
 {
-	struct bl_rounds rr = { .min = 3, .max = MAX_ROUNDS, .target = 0.03, .budget_s = 1500 };
+	struct bl_rounds rr = { .min = 5, .max = MAX_ROUNDS, .target = 0.03, .budget_s = 1500 };
 	struct bl_dirs d;
 	double round_s = 0;
 	unsigned int k, i;
@@ -329,14 +329,14 @@ int main(int argc, char **argv)
 		for (i = 0; i < N_ROWS - 2; i++)
 			order[i] = i + 1;
 		bl_shuffle(order, N_ROWS - 2);
-		printf("round %u:", k + 1);
+		printf("round %u:\n", k + 1);
 		run_row(&d, &rows[0], k);
 		for (i = 0; i < N_ROWS - 2; i++)
 			run_row(&d, &rows[order[i]], k);
 		run_row(&d, &rows[N_ROWS - 1], k);
 		round_s = bl_now() - t0;
 		hw = self_halfwidth(k + 1, self);
-		printf("\nround %u: %.0f s; eevdf vs itself +-%.1f%%\n", k + 1, round_s,
+		printf("round %u: %.0f s; eevdf vs itself +-%.1f%%\n", k + 1, round_s,
 		       isfinite(hw) ? 100 * hw : -1.0);
 		fflush(stdout);
 	}

@@ -45,7 +45,7 @@ struct workload {
 };
 
 static struct workload wks[N_WK] = {
-	[WK_MESSAGING] = { "perf-messaging", "msgs/s", 2 },
+	[WK_MESSAGING] = { "perf-messaging", "msgs/s", 3 },
 	[WK_PIPE] = { "perf-pipe", "ops/s", 200 },
 	[WK_SWITCH] = { "stress-switch", "bogo-ops/s" },
 	[WK_CPU] = { "stress-cpu", "bogo-ops/s" },
@@ -112,7 +112,7 @@ static double run_perf(enum wk_id w, double *wall)
 	char *argv[] = { perf_bin, "bench", "sched",
 			 w == WK_MESSAGING ? "messaging" : "pipe",
 			 w == WK_MESSAGING ? "-g" : "-l",
-			 w == WK_MESSAGING ? "2" : loops,
+			 w == WK_MESSAGING ? "1" : loops,
 			 w == WK_MESSAGING ? "-l" : NULL, loops, NULL };
 	double t;
 	int r;
@@ -125,10 +125,10 @@ static double run_perf(enum wk_id w, double *wall)
 	}
 	if (w == WK_PIPE)
 		return number_before(out, "ops/sec");
-	/* messaging: 2 groups of 20 senders each writing loops messages to
+	/* messaging: 1 group of 20 senders each writing loops messages to
 	 * each of 20 receivers */
 	t = number_after(out, "Total time:");
-	return t > 0 ? 2.0 * 20 * 20 * wks[w].loops / t : -1;
+	return t > 0 ? 20.0 * 20 * wks[w].loops / t : -1;
 }
 
 static double run_stress(enum wk_id w, double *wall)
@@ -347,7 +347,7 @@ int main(int argc, char **argv)
 		bl_note("%u rounds (%s) in %.0f s; EEVDF against itself within +-%.1f%% (target +-%.0f%%)",
 			k, rr.why_stopped ? rr.why_stopped : "?", bl_now() - rr.start,
 			100 * hw, 100 * rr.target);
-		bl_note("perf messaging: 2 groups (80 tasks), %lu loops; perf pipe: %lu loops; stress-ng: %u workers, %.0f s",
+		bl_note("perf messaging: 1 group (40 tasks), %lu loops; perf pipe: %lu loops; stress-ng: %u workers, %.0f s",
 			wks[WK_MESSAGING].loops, wks[WK_PIPE].loops, ncpus,
 			duration < 1 ? 1 : round(duration));
 	}

@@ -8,6 +8,11 @@
 #
 #   bench_main NAME DRIVER [--variant V] [--cpus N] [--mem MB] [-- DRIVER-ARGS]
 #
+# SCXD_BENCH_EXTRA_OBJS="a.bpf.o ..." adds scheduler objects built
+# elsewhere (a branch not merged yet) to the guest's /payload/schedulers,
+# where they replace the build's objects of the same name.
+# SCXD_MESON_BUILD names a meson build to use instead of building one.
+#
 # The guest's workloads are Debian's own binaries (perf from linux-perf,
 # stress-ng), copied in with the libraries they need: qemu/run's
 # initramfs guest boots in seconds, where the systemd image would need a
@@ -150,6 +155,13 @@ bench_main() {
 	mkdir -p "$payload/bin" "$payload/schedulers" "$payload/peers" "$payload/tools"
 	cp "$bdir/tests/sched/sched-run" "$bdir/tests/bench/$driver" "$payload/bin/"
 	cp "$bdir"/schedulers/*.bpf.o "$payload/schedulers/"
+	# objects from elsewhere (a branch's scheduler not merged yet), by path
+	local o
+	for o in ${SCXD_BENCH_EXTRA_OBJS:-}; do
+		[ -f "$o" ] || bench_die "SCXD_BENCH_EXTRA_OBJS: $o does not exist"
+		cp "$o" "$payload/schedulers/"
+		bench_log "extra scheduler object: $o"
+	done
 	cp "$peers"/scx_simple "$peers"/scx_flatcg "$payload/peers/" 2>/dev/null || true
 	cp "$perf" "$payload/tools/perf"
 	cp /usr/bin/stress-ng "$payload/tools/stress-ng"

@@ -58,7 +58,9 @@ struct row {
 	double share_a[MAX_ROUNDS];	/* of the CPU time a and b got */
 	double ops_share_a[MAX_ROUNDS];	/* of the loops a and b did */
 	double tput[MAX_ROUNDS];	/* loops/s of a and b */
-	char why[512];
+	char why[512];		/* why it cannot run at all */
+	char last_why[512];	/* why it last failed to start */
+	unsigned int fails;	/* 3 failed starts: given up */
 };
 
 static struct row rows[] = {
@@ -91,8 +93,12 @@ static void run_row(const struct bl_dirs *d, struct row *row, unsigned int k)
 	row->err[k] = row->share_a[k] = row->ops_share_a[k] = row->tput[k] = -1;
 	if (row->why[0])
 		return;
-	if (bl_stack_start(d, &row->stack, &run, row->why, sizeof(row->why)) < 0) {
-		fprintf(stderr, "bench-hierarchy: %s: %s\n", row->name, row->why);
+	if (bl_stack_start(d, &row->stack, &run, row->last_why, sizeof(row->last_why)) < 0) {
+		/* under load a start can time out: try again next round */
+		fprintf(stderr, "bench-hierarchy: %s: %s\n", row->name, row->last_why);
+		if (++row->fails == 3)
+			snprintf(row->why, sizeof(row->why), "3 failed starts, last: %s",
+				 row->last_why);
 		return;
 	}
 	if (wl_run(g, 2, duration, &res) == 0) {
@@ -151,7 +157,8 @@ static void report(unsigned int rounds)
 		for (k = 0; k < rounds; k++)
 			pct[k] = row->err[k] >= 0 ? 100 * row->err[k] : -1;
 		if (!bl_stat(pct, rounds, &s)) {
-			const char *why = row->why[0] ? row->why : "no successful run";
+			const char *why = row->why[0] ? row->why :
+					   row->last_why[0] ? row->last_why : "no successful run";
 
 			bl_emit_na("hierarchy", row->name, "share error %", why);
 			bl_emit_na("hierarchy", row->name, "share error / flatcg's", why);

@@ -144,6 +144,7 @@ void bl_dirs_default(struct bl_dirs *d)
 	snprintf(d->bin, sizeof(d->bin), "/payload/bin");
 	snprintf(d->obj, sizeof(d->obj), "/payload/schedulers");
 	snprintf(d->peer, sizeof(d->peer), "/payload/peers");
+	sched_proc_timeout_ms = 60000;
 }
 
 bool bl_stack_available(const struct bl_dirs *d, const struct bl_stack *st, char *why,
@@ -200,9 +201,9 @@ static int level_start(const struct bl_dirs *d, const struct bl_level *l, struct
 		return sched_proc_start(sp, argv, label, want, why, len);
 	}
 	r = sched_proc_start_child(sp, argv, l->cgroup, label, why, len);
-	if (r == 0 && !scx_wait_sub_sched(l->cgroup, 20000)) {
-		snprintf(why, len, "%s: no sub-<cgid> directory for %s after 20 s", label,
-			 l->cgroup);
+	if (r == 0 && !scx_wait_sub_sched(l->cgroup, sched_proc_timeout_ms)) {
+		snprintf(why, len, "%s: no sub-<cgid> directory for %s after %u s", label,
+			 l->cgroup, sched_proc_timeout_ms / 1000);
 		sched_proc_stop(sp, why + strlen(why), 0);
 		return -ETIMEDOUT;
 	}

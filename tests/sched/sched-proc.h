@@ -26,6 +26,12 @@ int read_line(const char *path, char *buf, size_t len);
 int write_str(const char *path, const char *s);
 void sleep_ms(unsigned int ms);
 
+/*
+ * How long a loader may take to be in charge (20 s; the benchmarks allow
+ * more: loading and verifying under TCG on a busy host takes longer).
+ */
+extern unsigned int sched_proc_timeout_ms;
+
 bool scx_state_is(const char *want);
 bool scx_wait_state(const char *want, unsigned int timeout_ms);
 
@@ -48,7 +54,8 @@ int sched_proc_start(struct sched_proc *sp, char *const argv[], const char *labe
 
 /*
  * Start @argv, a loader attaching a child scheduler, while a root
- * scheduler runs. 0 once sched-run reports it attached (within 20 s);
+ * scheduler runs. 0 once sched-run reports it attached (within
+ * sched_proc_timeout_ms);
  * the caller checks the child's sysfs directory itself.
  */
 int sched_proc_start_child(struct sched_proc *sp, char *const argv[], const char *cgroup,

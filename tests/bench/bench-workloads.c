@@ -56,8 +56,8 @@ struct row {
 	struct bl_stack stack;
 	double v[N_WK][MAX_ROUNDS];	/* figure per round; -1: failed */
 	char why[512];		/* why it cannot run at all */
-	char last_why[512];	/* why it last failed to start */
-	unsigned int fails;	/* 3 failed starts: given up */
+	char last_why[512];	/* why it last failed */
+	unsigned int fails;	/* 3 failed starts or runs: given up */
 };
 
 static struct row rows[] = {
@@ -184,7 +184,7 @@ static void run_row(const struct bl_dirs *d, struct row *row, unsigned int k)
 		/* under load a start can time out: try again next round */
 		fprintf(stderr, "bench-workloads: %s: %s\n", row->name, row->last_why);
 		if (++row->fails == 3)
-			snprintf(row->why, sizeof(row->why), "3 failed starts, last: %s",
+			snprintf(row->why, sizeof(row->why), "3 failures, last: %s",
 				 row->last_why);
 		return;
 	}
@@ -195,7 +195,12 @@ static void run_row(const struct bl_dirs *d, struct row *row, unsigned int k)
 		fflush(stdout);
 	}
 	if (!bl_stack_alive(&run)) {
-		snprintf(row->why, sizeof(row->why), "scheduler left during the run");
+		/* its runs this round do not count; it is tried again next round */
+		snprintf(row->last_why, sizeof(row->last_why),
+			 "scheduler left during a run (see the console)");
+		if (++row->fails == 3)
+			snprintf(row->why, sizeof(row->why), "3 failures, last: %s",
+				 row->last_why);
 		for (i = 0; i < N_WK; i++)
 			row->v[i][k] = -1;
 	}

@@ -148,6 +148,16 @@ static double self_halfwidth(unsigned int rounds)
 	return ratio_stat(rows[N_ROWS - 1].tput, rows[0].tput, rounds, &s);
 }
 
+static void note_failures(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < N_ROWS; i++)
+		if (rows[i].fails)
+			bl_note("%s: %u failed round(s), last: %s", rows[i].name, rows[i].fails,
+				rows[i].last_why);
+}
+
 static void report(unsigned int rounds)
 {
 	const struct row *fc = &rows[FLATCG];
@@ -278,6 +288,7 @@ int main(int argc, char **argv)
 		100 * self_halfwidth(k), 100 * rr.target);
 	bl_note("%u spinners each in a (cpu.weight %d) and b (%d), %.1f s per run; share error = |achieved - target| / target of b's share of CPU time",
 		ncpus, WEIGHT_A, WEIGHT_B, duration);
+	note_failures();
 	report(k);
 	return 0;
 }

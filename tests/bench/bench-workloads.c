@@ -248,6 +248,16 @@ static double self_halfwidth(unsigned int rounds, struct bl_stat *st)
 	return worst;
 }
 
+static void note_failures(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < N_ROWS; i++)
+		if (rows[i].fails)
+			bl_note("%s: %u failed round(s), last: %s", rows[i].name, rows[i].fails,
+				rows[i].last_why);
+}
+
 static void report(unsigned int rounds)
 {
 	struct bl_stat self[N_WK];
@@ -363,6 +373,7 @@ int main(int argc, char **argv)
 			wks[WK_MESSAGING].loops, wks[WK_PIPE].loops, ncpus,
 			duration < 1 ? 1 : round(duration));
 	}
+	note_failures();
 	report(k);
 	return 0;
 }

@@ -138,7 +138,7 @@ static double run_stress(enum wk_id w, double *wall)
 	char n[16], t[16], out[8192], yaml[8192];
 	const char *path = "/tmp/bench-stress.yaml";
 	char *argv[] = { stress_bin, w == WK_SWITCH ? "--switch" : "--cpu", n,
-			 "--cpu-method", "matrixprod", "-t", t, "--metrics-brief",
+			 "--cpu-method", "int64", "-t", t, "--metrics-brief",
 			 "--yaml", (char *)path, "--temp-path", "/tmp", NULL };
 	FILE *f;
 	size_t len;

@@ -16,6 +16,10 @@
  *   bench-fanout [-d SECONDS] [-B BUDGET_S] [-m MIN] [-M MAX] [-T TARGET]
  *                [-c CHILD_OBJ]
  *
+ * The children's loaders (sched-run) are frozen (cgroup.freeze) while
+ * attached: their exit polling would otherwise wake the parent's own
+ * tasks 20 times a second per child.
+ *
  * Rounds alternate direction: odd rounds attach children on the way up
  * (1, 8, 64, 256), even ones detach them on the way down (256, 64, 8, 1),
  * measuring at each count, so every count is measured once per round
@@ -36,6 +40,7 @@
 #define MAX_ROUNDS 32
 #define MAX_CHILDREN 256
 #define CG "/sys/fs/cgroup/fo"
+#define LOADERS "/sys/fs/cgroup/fo-loaders"	/* frozen while attached */
 #define DISPATCH_PROG "wparent_dispat"	/* wparent_dispatch, cut to 15 */
 
 static const unsigned int counts[] = { 1, 8, 64, 256 };
@@ -74,6 +79,15 @@ static int set_children(const struct bl_dirs *d, unsigned int want)
 			fprintf(stderr, "bench-fanout: child %u: %s\n", attached, why);
 			return r;
 		}
+		/*
+		 * sched-run polls for its scheduler's exit 20 times a second:
+		 * 256 loaders would be 5000 wake-ups a second of the parent's
+		 * own tasks competing with the busy child. scxd holds every
+		 * link in one process; a frozen loader is the nearest thing.
+		 */
+		snprintf(label, sizeof(label), "%d", children[attached].pid);
+		if (write_str(LOADERS "/cgroup.procs", label) < 0)
+			fprintf(stderr, "bench-fanout: cannot freeze loader %s\n", label);
 		attached++;
 		n_attach++;
 	}
@@ -81,6 +95,9 @@ static int set_children(const struct bl_dirs *d, unsigned int want)
 	t0 = bl_now();
 	while (attached > want) {
 		attached--;
+		/* thawed, so that it sees SIGINT */
+		snprintf(label, sizeof(label), "%d", children[attached].pid);
+		write_str("/sys/fs/cgroup/cgroup.procs", label);
 		if (sched_proc_stop(&children[attached], why, sizeof(why)) < 0)
 			fprintf(stderr, "bench-fanout: child %u: %s\n", attached, why);
 		n_detach++;
@@ -194,8 +211,10 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (bl_cgroup_make(CG, 0) < 0)
-		return fprintf(stderr, "bench-fanout: cannot make %s: %m\n", CG), 1;
+	if (bl_cgroup_make(CG, 0) < 0 || bl_cgroup_make(LOADERS, 0) < 0 ||
+	    write_str(LOADERS "/cgroup.freeze", "1") < 0)
+		return fprintf(stderr, "bench-fanout: cannot make %s and a frozen %s: %m\n", CG,
+			       LOADERS), 1;
 	for (i = 0; i < MAX_CHILDREN; i++) {
 		cgroup_path(path, sizeof(path), i);
 		if (bl_cgroup_make(path, 0) < 0)

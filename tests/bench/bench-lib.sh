@@ -70,18 +70,22 @@ bench_table() {
 			body[$2] = body[$2] line "\n"
 		}
 		END {
-			for (t = 0; t < nt; t++)
-				printf "\n== %s\n%-52s %-42s %s\n%s", table[t], "row", "column", "median [95% interval] (n)", body[table[t]]
+			# the main tables first, their absolute figures (-abs) after
+			for (pass = 0; pass < 2; pass++)
+				for (t = 0; t < nt; t++)
+					if ((table[t] ~ /-abs$/) == pass)
+						printf "\n== %s\n%-52s %-42s %s\n%s", table[t], "row", "column", "median [95% interval] (n)", body[table[t]]
 		}' "$out"
 		echo
 		awk -F'\t' '$1 == "BENCH-NOTE" { print "note: " $2 }' "$out"
 	} >"$txt"
 
 	# one gnuplot data block per column of the main table (the first
-	# table the driver printed): x = row index, median, lo, hi
+	# table the driver printed that is not an -abs one): x = row index,
+	# median, lo, hi
 	awk -F'\t' -v dat="$dat" -v gp="$gp" -v png="$png" -v title="$bench_name" '
 	BEGIN { nr = 0; nc = 0 }
-	$1 == "BENCH-ROW" && main == "" { main = $2 }
+	$1 == "BENCH-ROW" && main == "" && $2 !~ /-abs$/ { main = $2 }
 	$1 == "BENCH-ROW" && $2 == main {
 		if (!($3 in ri)) { ri[$3] = nr; rname[nr++] = $3 }
 		if (!($4 in ci)) { ci[$4] = nc; cname[nc++] = $4 }

@@ -109,6 +109,8 @@ bench_table() {
 		for (r = 0; r < nr; r++) printf "%s\"%s\" %d", (r ? ", " : ""), rname[r], r > gp
 		print ")" > gp
 		if (main == "workloads" || main == "fanout") print "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2" > gp
+		# ratios spanning tens of times read better on a log scale
+		if (main == "workloads") print "set logscale y; set ylabel \"ratio (log scale)\"" > gp
 		# percentages (share errors) on the right-hand axis, ratios on the left
 		for (c = 0; c < nc; c++) if (unit[c] == "%") y2 = 1
 		if (y2) print "set y2tics; set ytics nomirror; set y2label \"%\"; set ylabel \"ratio\"" > gp

@@ -58,7 +58,7 @@ struct row {
 	double share_a[MAX_ROUNDS];	/* of the CPU time a and b got */
 	double ops_share_a[MAX_ROUNDS];	/* of the loops a and b did */
 	double tput[MAX_ROUNDS];	/* loops/s of a and b */
-	char why[512];		/* why it cannot run at all */
+	char why[560];		/* why it cannot run at all */
 	char last_why[512];	/* why it last failed */
 	unsigned int fails;	/* 3 failed starts or runs: given up */
 };

@@ -55,7 +55,7 @@ struct row {
 	const char *name;
 	struct bl_stack stack;
 	double v[N_WK][MAX_ROUNDS];	/* figure per round; -1: failed */
-	char why[512];		/* why it cannot run at all */
+	char why[560];		/* why it cannot run at all */
 	char last_why[512];	/* why it last failed */
 	unsigned int fails;	/* 3 failed starts or runs: given up */
 };

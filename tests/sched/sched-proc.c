@@ -66,6 +66,8 @@ bool scx_wait_state(const char *want, unsigned int timeout_ms)
 	return scx_state_is(want);
 }
 
+unsigned int sched_proc_timeout_ms = 60000;
+
 static char wanted_dir[64];	/* nftw() passes no context to its callback */
 
 static int match_dir(const char *path, const struct stat *st, int flag, struct FTW *f)
@@ -217,7 +219,7 @@ int sched_proc_start_child(struct sched_proc *sp, char *const argv[], const char
 		return r;
 	sp->cgroup_ino = cgroup_ino;
 	/* sched-run says "attached" once the kernel took it, or exits */
-	for (t = 0; t < SCHED_PROC_TIMEOUT_MS; t += 50) {
+	for (t = 0; t < sched_proc_timeout_ms; t += 50) {
 		if (waitpid(sp->pid, &status, WNOHANG) == sp->pid) {
 			sp->pid = 0;
 			last_log_line(sp, last, sizeof(last));
@@ -229,7 +231,7 @@ int sched_proc_start_child(struct sched_proc *sp, char *const argv[], const char
 		sleep_ms(50);
 	}
 	snprintf(why, why_len, "%s: loader not attached after %u s", label,
-		 SCHED_PROC_TIMEOUT_MS / 1000);
+		 sched_proc_timeout_ms / 1000);
 	kill(sp->pid, SIGKILL);
 	reap(sp, &status);
 	return -ETIMEDOUT;
@@ -250,12 +252,12 @@ int sched_proc_start(struct sched_proc *sp, char *const argv[], const char *labe
 		return r;
 
 	/* enabling takes over a second under TCG */
-	if (!scx_wait_state("enabled", SCHED_PROC_TIMEOUT_MS)) {
+	if (!scx_wait_state("enabled", sched_proc_timeout_ms)) {
 		kill(sp->pid, SIGKILL);
 		reap(sp, &status);
 		last_log_line(sp, last, sizeof(last));
 		snprintf(why, why_len, "%s: state not \"enabled\" after %u s; loader said: %s",
-			 label, SCHED_PROC_TIMEOUT_MS / 1000, last);
+			 label, sched_proc_timeout_ms / 1000, last);
 		return -ETIMEDOUT;
 	}
 	if (want_ops &&

@@ -26,6 +26,13 @@ int read_line(const char *path, char *buf, size_t len);
 int write_str(const char *path, const char *s);
 void sleep_ms(unsigned int ms);
 
+/*
+ * How long a loader may take to be in charge: seconds under TCG alone,
+ * much more beside 64 other loaders on a busy host (60 s; a benchmark may
+ * set its own).
+ */
+extern unsigned int sched_proc_timeout_ms;
+
 bool scx_state_is(const char *want);
 bool scx_wait_state(const char *want, unsigned int timeout_ms);
 
@@ -39,12 +46,6 @@ bool scx_wait_sub_sched(const char *cgroup, unsigned int timeout_ms);
 bool scx_kernel_has_sub_sched(void);
 
 /*
- * How long a loader may take to attach or enable: seconds under TCG alone,
- * much more beside 64 other loaders on a busy host.
- */
-#define SCHED_PROC_TIMEOUT_MS 60000
-
-/*
  * Start @argv (a loader) and wait until /sys/kernel/sched_ext/state says
  * "enabled" and, if @want_ops is set, root/ops names it. On failure @why
  * says what happened and the loader is gone.
@@ -55,7 +56,7 @@ int sched_proc_start(struct sched_proc *sp, char *const argv[], const char *labe
 /*
  * Start @argv, a loader attaching a child scheduler, while a root
  * scheduler runs. 0 once sched-run reports it attached (within
- * SCHED_PROC_TIMEOUT_MS);
+ * sched_proc_timeout_ms);
  * the caller checks the child's sysfs directory itself.
  */
 int sched_proc_start_child(struct sched_proc *sp, char *const argv[], const char *cgroup,

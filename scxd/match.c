@@ -218,6 +218,21 @@ static bool component_overlap(struct component a, struct component b)
 	return ov[0];
 }
 
+bool pattern_component_match(const char *pat, size_t pat_len, const char *name, size_t name_len)
+{
+	return component_match((struct component){ pat, pat_len }, (struct component){ name, name_len });
+}
+
+bool pattern_component_overlap(const char *a, size_t a_len, const char *b, size_t b_len)
+{
+	return component_overlap((struct component){ a, a_len }, (struct component){ b, b_len });
+}
+
+bool pattern_component_is_literal(const char *c, size_t len)
+{
+	return !memchr(c, '*', len) && !memchr(c, '?', len);
+}
+
 bool pattern_prefix_overlap(const char *ancestor, const char *descendant)
 {
 	struct component ca, cd;

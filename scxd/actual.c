@@ -104,6 +104,8 @@ int cgroup_scan(const char *root, struct cgroup_list *ret)
 	r = cgroup_list_add(&l, slash, st.st_ino);
 	for (size_t i = 0; r == 0 && i < l.n; i++)
 		r = scan_dir(root_fd, st.st_dev, &l, i);
+	if (r == 0)
+		r = cgroup_list_index(&l);
 	if (r < 0)
 		return r;
 	*ret = l;
@@ -111,19 +113,90 @@ int cgroup_scan(const char *root, struct cgroup_list *ret)
 	return 0;
 }
 
+/* qsort_r() orders positions by the list's paths or ids. */
+static int by_path_cmp(const void *x, const void *y, void *userdata)
+{
+	const struct cgroup_list *l = userdata;
+
+	return strcmp(l->paths[*(const size_t *)x], l->paths[*(const size_t *)y]);
+}
+
+static int by_id_cmp(const void *x, const void *y, void *userdata)
+{
+	const struct cgroup_list *l = userdata;
+	uint64_t a = l->ids[*(const size_t *)x], b = l->ids[*(const size_t *)y];
+
+	return a < b ? -1 : a > b;
+}
+
+int cgroup_list_index(struct cgroup_list *l)
+{
+	free(l->by_path);
+	free(l->by_id);
+	l->by_path = calloc(l->n + 1, sizeof(size_t));
+	l->by_id = calloc(l->n + 1, sizeof(size_t));
+	if (!l->by_path || !l->by_id)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++)
+		l->by_path[i] = l->by_id[i] = i;
+	qsort_r(l->by_path, l->n, sizeof(size_t), by_path_cmp, l);
+	qsort_r(l->by_id, l->n, sizeof(size_t), by_id_cmp, l);
+	return 0;
+}
+
+/* The position of path in the list, SIZE_MAX if it is not there. */
+static size_t cgroup_list_find(const struct cgroup_list *l, const char *path)
+{
+	size_t lo = 0, hi = l->n;
+
+	if (!l->by_path) {
+		for (size_t i = 0; i < l->n; i++)
+			if (streq(l->paths[i], path))
+				return i;
+		return SIZE_MAX;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = strcmp(l->paths[l->by_path[mid]], path);
+
+		if (r == 0)
+			return l->by_path[mid];
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
 uint64_t cgroup_list_id(const struct cgroup_list *l, const char *path)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (streq(l->paths[i], path))
-			return l->ids[i];
-	return 0;
+	size_t i = cgroup_list_find(l, path);
+
+	return i == SIZE_MAX ? 0 : l->ids[i];
 }
 
 const char *cgroup_list_path(const struct cgroup_list *l, uint64_t id)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (l->ids[i] == id)
-			return l->paths[i];
+	size_t lo = 0, hi = l->n;
+
+	if (!l->by_id) {
+		for (size_t i = 0; i < l->n; i++)
+			if (l->ids[i] == id)
+				return l->paths[i];
+		return NULL;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v = l->ids[l->by_id[mid]];
+
+		if (v == id)
+			return l->paths[l->by_id[mid]];
+		if (v < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
@@ -133,31 +206,37 @@ void cgroup_list_done(struct cgroup_list *l)
 		free(l->paths[i]);
 	free(l->paths);
 	free(l->ids);
+	free(l->by_path);
+	free(l->by_id);
 	*l = (struct cgroup_list){};
 }
 
 /* ---- sysfs ---- */
 
+/*
+ * A sysfs file of up to 8 KiB, in a buffer of its own size: thousands of
+ * nodes each keep their ops and events, so no fixed-size buffer per file.
+ */
 static char *read_small_file(const char *path)
 {
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char buf[8192];
+	size_t n = 0;
 
-	if (!f)
+	if (fd < 0)
 		return NULL;
-	buf = calloc(1, 8192);
-	if (!buf)
-		return NULL;
-	cap = 8191;
-	n = fread(buf, 1, cap, f);
-	if (n < 0) {
-		free(buf);
-		return NULL;
+	while (n < sizeof(buf) - 1) {
+		ssize_t r = read(fd, buf + n, sizeof(buf) - 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return NULL;
+		if (r == 0)
+			break;
+		n += (size_t)r;
 	}
-	buf[n] = '\0';
-	return buf;
+	return strndup(buf, n);
 }
 
 static char *read_line_file(const char *path)
@@ -241,12 +320,21 @@ static int scan_kernel(const char *sysfs, struct actual_state *a)
 	return scan_sub_scheds(a, path, 0);
 }
 
+static int kernel_sched_cmp(const void *x, const void *y)
+{
+	uint64_t a = ((const struct kernel_sched *)x)->cgid, b = ((const struct kernel_sched *)y)->cgid;
+
+	return a < b ? -1 : a > b;
+}
+
+/* a->kernel is sorted by cgid once read (actual_finish()). */
 const struct kernel_sched *actual_kernel_sched(const struct actual_state *a, uint64_t cgid)
 {
-	for (size_t i = 0; i < a->n_kernel; i++)
-		if (a->kernel[i].cgid == cgid)
-			return &a->kernel[i];
-	return NULL;
+	struct kernel_sched key = { .cgid = cgid };
+
+	if (!a->n_kernel)
+		return NULL;
+	return bsearch(&key, a->kernel, a->n_kernel, sizeof(*a->kernel), kernel_sched_cmp);
 }
 
 /* ---- records ---- */
@@ -366,18 +454,31 @@ static int read_record_file(int dir_fd, const char *name, char **ret, size_t *le
 {
 	_cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	_cleanup_free_ char *buf = NULL;
-	size_t n = 0;
+	size_t n = 0, cap;
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EBADF;
-	buf = malloc(PIN_RECORD_MAX + 1);
+	/* sized by what fstat() says, grown if the file is longer than that */
+	cap = st.st_size > 0 && st.st_size < PIN_RECORD_MAX ? (size_t)st.st_size + 1 : 4096;
+	buf = malloc(cap + 1);
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
-		ssize_t r = read(fd, buf + n, PIN_RECORD_MAX + 1 - n);
+		ssize_t r;
+
+		if (n == cap) {
+			char *v;
+
+			cap = cap * 2 > PIN_RECORD_MAX + 1 ? PIN_RECORD_MAX + 1 : cap * 2;
+			v = realloc(buf, cap + 1);
+			if (!v)
+				return -ENOMEM;
+			buf = v;
+		}
+		r = read(fd, buf + n, cap - n);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -528,12 +629,17 @@ static const char *unrecorded_pin_cgroup(const struct cgroup_list *cg, char (*na
 	return NULL;
 }
 
-static bool pin_recorded(const struct actual_state *a, const char *pin)
+static int pin_record_pin_cmp(const void *x, const void *y)
 {
-	for (size_t i = 0; i < a->n_pins; i++)
-		if (streq(a->pins[i].pin, pin))
-			return true;
-	return false;
+	return strcmp(((const struct pin_record *)x)->pin, ((const struct pin_record *)y)->pin);
+}
+
+/* Among the first n pins, sorted by pin name. */
+static bool pin_recorded(const struct actual_state *a, size_t n, const char *pin)
+{
+	struct pin_record key = { .pin = (char *)pin };
+
+	return n && bsearch(&key, a->pins, n, sizeof(*a->pins), pin_record_pin_cmp);
 }
 
 /*
@@ -548,16 +654,19 @@ static int adopt_unrecorded_pins(const struct scxd_paths *paths, const struct cg
 {
 	_cleanup_free_ char (*names)[PIN_NAME_LEN + 1] = NULL;
 	_cleanup_closedir_ DIR *d = opendir(paths->pin_dir);
+	size_t n_recorded = a->n_pins;
 	struct dirent *de;
 	int r = 0;
 
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
+	if (n_recorded)
+		qsort(a->pins, n_recorded, sizeof(*a->pins), pin_record_pin_cmp);
 	while (r == 0 && (de = readdir(d))) {
 		struct pin_record rec = { .uei_offset = SIZE_MAX };
 		const char *cgroup;
 
-		if (de->d_name[0] == '.' || pin_recorded(a, de->d_name) ||
+		if (de->d_name[0] == '.' || pin_recorded(a, n_recorded, de->d_name) ||
 		    !pin_exists(paths, de->d_name))
 			continue;
 		if (!names) {
@@ -618,11 +727,60 @@ static int push_node(struct sched_tree *t, size_t *cap, const char *cgroup,
 	return r;
 }
 
+static int path_cmp(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/*
+ * From the schedulers and pins read: which pins are live, scxd's nodes
+ * and the foreign ones, linked into a tree.
+ */
+static int actual_finish(const struct cgroup_list *cgroups, struct actual_state *a)
+{
+	_cleanup_free_ const char **ours = NULL;
+	size_t cap = 0, n_ours = 0;
+	int r;
+
+	if (a->n_kernel)
+		qsort(a->kernel, a->n_kernel, sizeof(*a->kernel), kernel_sched_cmp);
+	a->pin_live = calloc(a->n_pins + 1, sizeof(bool));
+	ours = calloc(a->n_pins + 1, sizeof(*ours));
+	if (!a->pin_live || !ours)
+		return -ENOMEM;
+
+	for (size_t i = 0; i < a->n_pins; i++) {
+		const struct pin_record *rec = &a->pins[i];
+
+		a->pin_live[i] = pin_is_live(a, rec, cgroups);
+		if (!a->pin_live[i])
+			continue;
+		ours[n_ours++] = rec->cgroup;
+		r = push_node(&a->tree, &cap, rec->cgroup, rec->scheduler, rec->tunables,
+			      rec->n_tunables, false);
+		if (r < 0)
+			return r;
+	}
+	if (n_ours)
+		qsort(ours, n_ours, sizeof(*ours), path_cmp);
+	/* Schedulers the kernel runs that scxd did not attach. */
+	for (size_t k = 0; k < a->n_kernel; k++) {
+		const char *cg = a->kernel[k].cgid == 1 ? "/" :
+				 cgroup_list_path(cgroups, a->kernel[k].cgid);
+
+		if (!cg || (n_ours && bsearch(&cg, ours, n_ours, sizeof(*ours), path_cmp)))
+			continue;
+		r = push_node(&a->tree, &cap, cg, a->kernel[k].ops, NULL, 0, true);
+		if (r < 0)
+			return r;
+	}
+	return sched_tree_link(&a->tree);
+}
+
 int actual_read(const struct scxd_paths *paths, const struct cgroup_list *cgroups,
 		struct actual_state *ret)
 {
 	_cleanup_(actual_state_done) struct actual_state a = {};
-	size_t cap = 0;
 	int r;
 
 	*ret = (struct actual_state){};
@@ -635,38 +793,7 @@ int actual_read(const struct scxd_paths *paths, const struct cgroup_list *cgroup
 	r = adopt_unrecorded_pins(paths, cgroups, &a);
 	if (r < 0)
 		return r;
-	a.pin_live = calloc(a.n_pins + 1, sizeof(bool));
-	if (!a.pin_live)
-		return -ENOMEM;
-
-	for (size_t i = 0; i < a.n_pins; i++) {
-		const struct pin_record *rec = &a.pins[i];
-
-		a.pin_live[i] = pin_is_live(&a, rec, cgroups);
-		if (!a.pin_live[i])
-			continue;
-		r = push_node(&a.tree, &cap, rec->cgroup, rec->scheduler, rec->tunables,
-			      rec->n_tunables, false);
-		if (r < 0)
-			return r;
-	}
-	/* Schedulers the kernel runs that scxd did not attach. */
-	for (size_t k = 0; k < a.n_kernel; k++) {
-		const char *cg = a.kernel[k].cgid == 1 ? "/" :
-				 cgroup_list_path(cgroups, a.kernel[k].cgid);
-		bool ours = false;
-
-		if (!cg)
-			continue;
-		for (size_t i = 0; i < a.n_pins; i++)
-			ours = ours || (a.pin_live[i] && streq(a.pins[i].cgroup, cg));
-		if (ours)
-			continue;
-		r = push_node(&a.tree, &cap, cg, a.kernel[k].ops, NULL, 0, true);
-		if (r < 0)
-			return r;
-	}
-	r = sched_tree_link(&a.tree);
+	r = actual_finish(cgroups, &a);
 	if (r < 0)
 		return r;
 	*ret = a;

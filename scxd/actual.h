@@ -27,9 +27,12 @@ struct cgroup_list {
 	char **paths;		/* "/", "/a", ... relative to the cgroup root */
 	uint64_t *ids;		/* cgroup ids (inode numbers) */
 	size_t n;
+	size_t *by_path, *by_id;	/* positions sorted, for lookups; NULL: scan */
 };
 
 int cgroup_scan(const char *root, struct cgroup_list *ret);
+/* Sort the lookup indices (cgroup_scan() does); lists built by hand may skip it. */
+int cgroup_list_index(struct cgroup_list *l);
 uint64_t cgroup_list_id(const struct cgroup_list *l, const char *path);
 const char *cgroup_list_path(const struct cgroup_list *l, uint64_t id);
 void cgroup_list_done(struct cgroup_list *l);

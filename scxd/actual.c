@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 
 #include "actual.h"
+#include "match.h"
+#include "scope.h"
 #include "util.h"
 
 /* ---- cgroups ---- */
@@ -113,12 +115,97 @@ int cgroup_scan(const char *root, struct cgroup_list *ret)
 	return 0;
 }
 
+/*
+ * Add path (below the root) if it is a directory on the cgroup mount;
+ * *added says whether it was.
+ */
+static int cgroup_list_add_at(int root_fd, dev_t dev, struct cgroup_list *l, const char *path,
+			      bool *added)
+{
+	struct stat st;
+	char *copy;
+
+	*added = false;
+	if (fstatat(root_fd, path + 1, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_dev != dev)
+		return 0;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	*added = true;
+	return cgroup_list_add(l, copy, st.st_ino);
+}
+
+int cgroup_scan_some(const char *root, const char *const *roots, size_t n_roots,
+		     struct cgroup_list *ret)
+{
+	_cleanup_(cgroup_list_done) struct cgroup_list l = {};
+	_cleanup_(path_set_done) struct path_set seen = {};
+	_cleanup_close_ int root_fd = -1;
+	struct stat st;
+	char *slash;
+	int r;
+
+	*ret = (struct cgroup_list){};
+	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0 || fstat(root_fd, &st) < 0)
+		return -errno;
+	slash = strdup("/");
+	if (!slash)
+		return -ENOMEM;
+	r = cgroup_list_add(&l, slash, st.st_ino);
+	for (size_t k = 0; r == 0 && k < n_roots; k++) {
+		_cleanup_free_ char *up = strdup(roots[k]);
+		size_t first;
+		bool added;
+
+		if (!up)
+			return -ENOMEM;
+		/* the ancestors, each once, top down */
+		for (char *p = strchr(up + 1, '/'); r == 0 && p; p = strchr(p + 1, '/')) {
+			size_t at, n;
+
+			*p = '\0';
+			path_set_below(&seen, up, &at, &n);
+			if (!n || !streq(seen.v[at], up)) {
+				r = path_set_add(&seen, up);
+				if (r == 0)
+					r = cgroup_list_add_at(root_fd, st.st_dev, &l, up, &added);
+			}
+			*p = '/';
+		}
+		if (r < 0 || streq(roots[k], "/"))
+			break;
+		/* the root, and breadth first below it */
+		first = l.n;
+		r = cgroup_list_add_at(root_fd, st.st_dev, &l, roots[k], &added);
+		for (size_t i = first; r == 0 && added && i < l.n; i++)
+			r = scan_dir(root_fd, st.st_dev, &l, i);
+	}
+	if (r == 0)
+		r = cgroup_list_index(&l);
+	if (r < 0)
+		return r;
+	*ret = l;
+	l = (struct cgroup_list){};
+	return 0;
+}
+
 /* qsort_r() orders positions by the list's paths or ids. */
 static int by_path_cmp(const void *x, const void *y, void *userdata)
 {
 	const struct cgroup_list *l = userdata;
 
 	return strcmp(l->paths[*(const size_t *)x], l->paths[*(const size_t *)y]);
+}
+
+static int by_depth_cmp(const void *x, const void *y, void *userdata)
+{
+	const struct cgroup_list *l = userdata;
+	size_t a = path_depth(l->paths[*(const size_t *)x]), b = path_depth(l->paths[*(const size_t *)y]);
+
+	return a < b ? -1 : a > b;
 }
 
 static int by_id_cmp(const void *x, const void *y, void *userdata)
@@ -794,6 +881,159 @@ int actual_read(const struct scxd_paths *paths, const struct cgroup_list *cgroup
 	if (r < 0)
 		return r;
 	r = actual_finish(cgroups, &a);
+	if (r < 0)
+		return r;
+	*ret = a;
+	a = (struct actual_state){};
+	return 0;
+}
+
+/*
+ * The schedulers of the listed cgroups: the kernel nests a cgroup's
+ * scheduler under its nearest ancestor's that has one, so each one is
+ * looked for under the sysfs directory found for that ancestor, parents
+ * first. dirs[] holds, by list position, the directory found or NULL.
+ */
+static int scan_kernel_some(const char *sysfs, const struct cgroup_list *cg,
+			    struct actual_state *a)
+{
+	_cleanup_free_ size_t *order = calloc(cg->n + 1, sizeof(*order));
+	_cleanup_free_ char **dirs = calloc(cg->n + 1, sizeof(*dirs));
+	_cleanup_free_ char *state = NULL, *path = NULL;
+	int r = 0;
+
+	if (!order || !dirs || asprintf(&path, "%s/state", sysfs) < 0)
+		return -ENOMEM;
+	state = read_line_file(path);
+	if (state && !streq(state, "enabled")) {
+		a->settling = streq(state, "enabling") || streq(state, "disabling");
+		return 0;
+	}
+	for (size_t i = 0; i < cg->n; i++)
+		order[i] = i;
+	qsort_r(order, cg->n, sizeof(*order), by_depth_cmp, (void *)cg);
+	for (size_t k = 0; r == 0 && k < cg->n; k++) {
+		size_t i = order[k], up;
+		const char *parent_dir = NULL;
+		char *dir;
+
+		if (streq(cg->paths[i], "/")) {
+			if (asprintf(&dir, "%s/root", sysfs) < 0)
+				return -ENOMEM;
+		} else {
+			_cleanup_free_ char *anc = strdup(cg->paths[i]);
+
+			if (!anc)
+				return -ENOMEM;
+			while (!parent_dir && !streq(anc, "/")) {
+				char *slash = strrchr(anc, '/');
+
+				if (slash == anc)
+					slash[1] = '\0';
+				else
+					*slash = '\0';
+				up = cgroup_list_find(cg, anc);
+				if (up != SIZE_MAX)
+					parent_dir = dirs[up];
+			}
+			if (!parent_dir)
+				continue;
+			if (asprintf(&dir, "%s/sub/sub-%" PRIu64, parent_dir, cg->ids[i]) < 0)
+				return -ENOMEM;
+		}
+		if (access(dir, F_OK) < 0) {
+			free(dir);
+			continue;
+		}
+		dirs[i] = dir;
+		r = add_kernel_sched(a, streq(cg->paths[i], "/") ? 1 : cg->ids[i], dir);
+	}
+	for (size_t i = 0; i < cg->n; i++)
+		free(dirs[i]);
+	return r;
+}
+
+/* The record of one cgroup, under its name or its legacy name, if there is one. */
+static int read_record_of(const struct scxd_paths *paths, int dir_fd, const char *dir,
+			  const char *cgroup, struct actual_state *a)
+{
+	_cleanup_free_ char *legacy = pin_name_legacy(cgroup);
+	char file[PIN_NAME_LEN + 8];
+	int r = 0;
+
+	if (!legacy)
+		return -ENOMEM;
+	pin_name(cgroup, file);
+	strcat(file, ".json");
+	if (faccessat(dir_fd, file, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		r = read_record(paths, dir_fd, dir, file, a);
+	if (r == 0 && faccessat(dir_fd, legacy, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		r = read_record(paths, dir_fd, dir, legacy, a);
+	return r;
+}
+
+/* Pins of the listed cgroups that have no record: adopted as adopt_unrecorded_pins() does. */
+static int adopt_unrecorded_pins_of(const struct scxd_paths *paths, const struct cgroup_list *cg,
+				    struct actual_state *a)
+{
+	size_t n_recorded = a->n_pins;
+	int r = 0;
+
+	if (n_recorded)
+		qsort(a->pins, n_recorded, sizeof(*a->pins), pin_record_pin_cmp);
+	for (size_t i = 0; r == 0 && i < cg->n; i++) {
+		_cleanup_free_ char *legacy = pin_name_legacy(cg->paths[i]);
+		char name[PIN_NAME_LEN + 1];
+		const char *pin = NULL;
+		struct pin_record rec = { .uei_offset = SIZE_MAX };
+
+		if (!legacy)
+			return -ENOMEM;
+		pin_name(cg->paths[i], name);
+		if (!pin_recorded(a, n_recorded, name) && pin_exists(paths, name))
+			pin = name;
+		else if (!pin_recorded(a, n_recorded, legacy) && pin_exists(paths, legacy))
+			pin = legacy;
+		if (!pin)
+			continue;
+		rec.cgid = streq(cg->paths[i], "/") ? 1 : cg->ids[i];
+		rec.cgroup = strdup(cg->paths[i]);
+		rec.scheduler = strdup("(unrecorded)");
+		rec.pin = strdup(pin);
+		if (!rec.cgroup || !rec.scheduler || !rec.pin) {
+			pin_record_done(&rec);
+			return -ENOMEM;
+		}
+		r = add_pin(a, &rec);
+	}
+	return r;
+}
+
+int actual_read_some(const struct scxd_paths *paths, const struct cgroup_list *cgroups,
+		     const char *const *gone, size_t n_gone, struct actual_state *ret)
+{
+	_cleanup_(actual_state_done) struct actual_state a = {};
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
+	int r;
+
+	*ret = (struct actual_state){};
+	r = scan_kernel_some(paths->sysfs, cgroups, &a);
+	if (r < 0)
+		return r;
+	if (nodes_dir(paths, &dir) < 0)
+		return -ENOMEM;
+	d = opendir(dir);
+	if (!d && errno != ENOENT)
+		return -errno;
+	for (size_t i = 0; d && r == 0 && i < cgroups->n; i++)
+		r = read_record_of(paths, dirfd(d), dir, cgroups->paths[i], &a);
+	for (size_t i = 0; d && r == 0 && i < n_gone; i++)
+		r = read_record_of(paths, dirfd(d), dir, gone[i], &a);
+	if (r == 0)
+		r = adopt_unrecorded_pins_of(paths, cgroups, &a);
+	if (r == 0)
+		r = actual_finish(cgroups, &a);
 	if (r < 0)
 		return r;
 	*ret = a;

@@ -8,7 +8,10 @@
  * (kobject uevents: a scheduler was enabled or exited), on SIGHUP or
  * `scxdctl reload`, and when a backoff timer for a failed scheduler
  * expires. Each reconcile reads the world afresh (cgroups, sysfs, scxd's
- * pins), computes desired state and plan, and applies the plan.
+ * pins), computes desired state and plan, and applies the plan. After
+ * cgroup events it reads only the subtrees the events named and their
+ * ancestors (scope.h); everything else reads it all. Only cgroups below
+ * which a policy pattern can match are watched.
  *
  * Bursts of cgroup and kernel events are debounced into one reconcile
  * (events.h). When events may have been lost or forged (the uevent or
@@ -47,6 +50,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "sched-info.h"
+#include "scope.h"
 #include "sched-json.h"
 #include "strict.h"
 #include "util.h"
@@ -86,7 +90,7 @@ struct backoff {
 struct counters {
 	unsigned reconciles, attaches, detaches, exits, attach_failures;
 	unsigned reloads, reloads_rejected, cgroup_events, kernel_events;
-	unsigned resyncs, safety_resyncs;
+	unsigned resyncs, safety_resyncs, scoped_reconciles;
 };
 
 struct daemon {
@@ -119,6 +123,9 @@ struct daemon {
 	bool resync_pending;		/* a resync is scheduled: say why only once */
 	size_t last_steps;		/* steps the last reconcile planned */
 	int inotify_fd;
+	struct watch_table watches;	/* inotify wd → cgroup */
+	struct reconcile_scope pending;	/* what the next reconcile reads */
+	struct path_set known;		/* cgroups with a scheduler after the last reconcile */
 
 	struct backoff *backoffs;
 	size_t n_backoffs;
@@ -335,27 +342,40 @@ static int watch_cgroup(struct daemon *d, const char *cgroup)
 	const uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR;
 	_cleanup_close_ int root = -1, fd = -1;
 	char path[PATH_MAX];
+	int wd;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s%s", d->paths.cgroup_root,
-			     streq(cgroup, "/") ? "" : cgroup) < sizeof(path))
-		return inotify_add_watch(d->inotify_fd, path, mask) < 0 ? -errno : 0;
-	root = open(d->paths.cgroup_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root >= 0)
-		fd = openat(root, cgroup + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+			     streq(cgroup, "/") ? "" : cgroup) >= sizeof(path)) {
+		root = open(d->paths.cgroup_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root >= 0)
+			fd = openat(root, cgroup + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	wd = inotify_add_watch(d->inotify_fd, path, mask);
+	if (wd < 0)
 		return -errno;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	return inotify_add_watch(d->inotify_fd, path, mask) < 0 ? -errno : 0;
+	/* events name the watched directory by wd: keep its cgroup */
+	return watch_table_set(&d->watches, wd, cgroup);
 }
 
+/*
+ * Watch the cgroups below which a new cgroup could match the policy; the
+ * others' children are of no interest. A cgroup with a node is watched
+ * by its parent, which is then such a cgroup.
+ */
 static void watch_cgroups(struct daemon *d, const struct cgroup_list *cgroups)
 {
 	if (d->inotify_fd < 0)
 		return;
 	for (size_t i = 0; i < cgroups->n; i++) {
-		/* Adding a watch again returns the same one: idempotent. */
-		int r = watch_cgroup(d, cgroups->paths[i]);
+		int r;
 
+		if (!policy_may_match_below(d->policy, cgroups->paths[i]))
+			continue;
+		/* Adding a watch again returns the same one: idempotent. */
+		r = watch_cgroup(d, cgroups->paths[i]);
 		if (r < 0 && r != -ENOENT)
 			log_warning(r, ABOUT(.cgroup = cgroups->paths[i]),
 				    "%s: cannot watch for new cgroups: %s", cgroups->paths[i],
@@ -433,6 +453,7 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 					 "%s: cannot detach %s: %s", n->cgroup, n->scheduler,
 					 strerror(-r));
 		d->counters.detaches++;
+		path_set_remove(&d->known, n->cgroup);
 		log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
 			       .message_id = SCXD_MESSAGE_DETACHED),
 			 "%s: detached %s (%s)", n->cgroup, n->scheduler, plan_reason_name(s->reason));
@@ -462,6 +483,7 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 	}
 	backoff_attached(d, n->cgroup);
 	d->counters.attaches++;
+	path_set_add(&d->known, n->cgroup);
 	log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
 		       .file = d->policy_file, .message_id = SCXD_MESSAGE_ATTACHED),
 		 "%s: attached %s (%s, cgroup id %" PRIu64 ")", n->cgroup, n->scheduler,
@@ -620,9 +642,82 @@ static void arm_resync_timer(struct daemon *d)
 	sd_event_source_set_enabled(d->resync_timer, SD_EVENT_ONESHOT);
 }
 
-/* Read the world, compute desired state and plan; print or apply it. */
+/*
+ * Read what the scope covers: everything, or the subtrees of its roots
+ * and their ancestors. A scoped read also looks up the records of the
+ * cgroups that had a scheduler below a root and are gone.
+ */
+static int reconcile_read(struct daemon *d, const struct reconcile_scope *scope,
+			  struct cgroup_list *cgroups, struct actual_state *actual)
+{
+	_cleanup_free_ const char **gone = NULL;
+	size_t n_gone = 0;
+	int r;
+
+	if (scope->full) {
+		r = cgroup_scan(d->paths.cgroup_root, cgroups);
+		if (r < 0)
+			return log_error(r, ABOUT(.cgroup = "/"), "%s: cannot walk the cgroup tree: %s",
+					 d->paths.cgroup_root, strerror(-r));
+		r = actual_read(&d->paths, cgroups, actual);
+	} else {
+		r = cgroup_scan_some(d->paths.cgroup_root, (const char *const *)scope->roots,
+				     scope->n_roots, cgroups);
+		if (r < 0)
+			return log_error(r, ABOUT(.cgroup = scope->roots[0]),
+					 "%s: cannot walk the cgroup tree below %s (and %zu more): %s",
+					 scope->roots[0], d->paths.cgroup_root, scope->n_roots - 1,
+					 strerror(-r));
+		gone = calloc(d->known.n + 1, sizeof(*gone));
+		if (!gone)
+			return log_error(-ENOMEM, ABOUT(.cgroup = scope->roots[0]), "out of memory");
+		for (size_t k = 0; k < scope->n_roots; k++) {
+			size_t first, n;
+
+			path_set_below(&d->known, scope->roots[k], &first, &n);
+			for (size_t i = first; i < first + n; i++)
+				if (!cgroup_list_id(cgroups, d->known.v[i]))
+					gone[n_gone++] = d->known.v[i];
+		}
+		r = actual_read_some(&d->paths, cgroups, gone, n_gone, actual);
+	}
+	if (r < 0)
+		return log_error(r, ABOUT(.file = d->paths.sysfs),
+				 "cannot read what is attached (%s, %s): %s", d->paths.sysfs,
+				 d->paths.state_dir, strerror(-r));
+	return 0;
+}
+
+/* Whether a step would touch a cgroup outside the scope (an ancestor of a root). */
+static bool plan_leaves_scope(const struct plan *plan, const struct reconcile_scope *scope)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (!scope_covers(scope, plan->steps[i].node->cgroup))
+			return true;
+	return false;
+}
+
+/* The cgroups with a scheduler, as just read, within the scope. */
+static void known_update(struct daemon *d, const struct reconcile_scope *scope,
+			 const struct sched_tree *actual)
+{
+	if (scope->full)
+		path_set_done(&d->known);
+	for (size_t k = 0; k < scope->n_roots; k++)
+		path_set_remove_below(&d->known, scope->roots[k]);
+	for (size_t i = 0; i < actual->n; i++)
+		if (scope_covers(scope, actual->nodes[i].cgroup))
+			path_set_add(&d->known, actual->nodes[i].cgroup);
+}
+
+/*
+ * Read the world (what d->pending covers), compute desired state and
+ * plan; print or apply it. A scoped reconcile whose plan reaches outside
+ * its scope (an ancestor must change first) is done again in full.
+ */
 static int reconcile(struct daemon *d, bool dry_run)
 {
+	_cleanup_(scope_donep) struct reconcile_scope scope = d->pending;
 	_cleanup_(cgroup_list_donep) struct cgroup_list cgroups = {};
 	_cleanup_(actual_state_donep) struct actual_state actual = {};
 	_cleanup_(desired_result_donep) struct desired_result desired = {};
@@ -632,36 +727,37 @@ static int reconcile(struct daemon *d, bool dry_run)
 	size_t n_failed = 0;
 	int r;
 
-	d->counters.reconciles++;
-	if (!dry_run) {
+	d->pending = (struct reconcile_scope){};
+	if (!dry_run || d->serve_dry_run) {
 		/* whatever happened before this point is read now */
 		debounce_done(&d->debounce);
 		if (d->debounce_timer)
 			sd_event_source_set_enabled(d->debounce_timer, SD_EVENT_OFF);
+	}
+	if (scope_empty(&scope))
+		return 0;	/* events about nothing we follow */
+	d->counters.reconciles++;
+	if (!dry_run && scope.full) {
 		d->resync_pending = false;
 		arm_resync_timer(d);
 	}
-	r = cgroup_scan(d->paths.cgroup_root, &cgroups);
+	r = reconcile_read(d, &scope, &cgroups, &actual);
 	if (r < 0)
-		return log_error(r, ABOUT(.cgroup = "/"), "%s: cannot walk the cgroup tree: %s",
-				 d->paths.cgroup_root, strerror(-r));
-	if (!dry_run)
-		watch_cgroups(d, &cgroups);
-	r = actual_read(&d->paths, &cgroups, &actual);
-	if (r < 0)
-		return log_error(r, ABOUT(.file = d->paths.sysfs),
-				 "cannot read what is attached (%s, %s): %s", d->paths.sysfs,
-				 d->paths.state_dir, strerror(-r));
-	report_strays(d, &actual);
+		return r;
+	watch_cgroups(d, &cgroups);
+	if (scope.full)
+		report_strays(d, &actual);
 	d->settle_at = 0;
 	if (actual.settling && !dry_run) {
 		/* no uevent marks the end of enabling: poll until it is over */
 		d->settle_at = now_usec() + 100 * 1000;
+		scope_set_full(&d->pending);
 		arm_retry_timer(d);
 		return 0;
 	}
 	if (!dry_run)
 		handle_exits(d, &actual, &cgroups);
+	known_update(d, &scope, &actual.tree);
 
 	r = desired_build(d->policy, (const char *const *)cgroups.paths, cgroups.n, &opts,
 			  &desired);
@@ -682,13 +778,21 @@ static int reconcile(struct daemon *d, bool dry_run)
 	r = plan_build(&desired.tree, &actual.tree, &plan);
 	if (r < 0)
 		return log_error(r, ABOUT(.file = d->policy_file), "out of memory");
-	report_blocked(d, &plan);
+	if (!scope.full && plan_leaves_scope(&plan, &scope)) {
+		scope_set_full(&d->pending);
+		return reconcile(d, dry_run);
+	}
+	if (scope.full)
+		report_blocked(d, &plan);
+	else
+		d->counters.scoped_reconciles++;
 	d->last_steps = plan.n;
 	if (dry_run) {
 		for (size_t i = 0; i < plan.n; i++)
 			printf("%s %s %s (%s)\n", plan_op_name(plan.steps[i].op),
 			       plan.steps[i].node->cgroup, plan.steps[i].node->scheduler,
 			       plan_reason_name(plan.steps[i].reason));
+		fflush(stdout);
 		return 0;
 	}
 
@@ -700,10 +804,13 @@ static int reconcile(struct daemon *d, bool dry_run)
 		watchdog_ping(d);
 	}
 	for (size_t i = d->n_backoffs; i-- > 0;)
-		if (!sched_tree_find(&desired.tree, d->backoffs[i].cgroup))
+		if (scope_covers(&scope, d->backoffs[i].cgroup) &&
+		    !sched_tree_find(&desired.tree, d->backoffs[i].cgroup))
 			backoff_forget(d, d->backoffs[i].cgroup);
 	arm_retry_timer(d);
-	notify_status(d, &desired.tree, &plan, failed, n_failed);
+	/* the status line counts the whole tree: only a full read has it */
+	if (scope.full)
+		notify_status(d, &desired.tree, &plan, failed, n_failed);
 	return 0;
 }
 
@@ -819,7 +926,7 @@ static int status_json(struct daemon *d, json_t **ret)
 	ignored = json_array();
 	for (size_t i = 0; i < a.n_strays; i++)
 		json_array_append_new(ignored, json_string(a.strays[i]));
-	o = json_pack("{s:i, s:{s:s, s:i, s:s, s:I, s:s, s:o*}, s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+	o = json_pack("{s:i, s:{s:s, s:i, s:s, s:I, s:s, s:o*}, s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
 		      "schema", SCXD_STATUS_SCHEMA,
 		      "daemon", "version", SCXD_VERSION, "pid", (int)getpid(),
 		      "policy", d->policy_file, "policy_entries", (json_int_t)d->policy->n_entries,
@@ -838,7 +945,8 @@ static int status_json(struct daemon *d, json_t **ret)
 		      "cgroup_events", (json_int_t)d->counters.cgroup_events,
 		      "kernel_events", (json_int_t)d->counters.kernel_events,
 		      "resyncs", (json_int_t)d->counters.resyncs,
-		      "safety_resyncs", (json_int_t)d->counters.safety_resyncs);
+		      "safety_resyncs", (json_int_t)d->counters.safety_resyncs,
+		      "scoped_reconciles", (json_int_t)d->counters.scoped_reconciles);
 	if (!o)
 		return -ENOMEM;
 	*ret = o;
@@ -963,6 +1071,7 @@ static void schedule_debounced(struct daemon *d)
 static void request_resync(struct daemon *d, const char *why)
 {
 	d->counters.resyncs++;
+	scope_set_full(&d->pending);
 	if (!d->resync_pending)
 		log_notice(ABOUT(.file = d->paths.sysfs),
 			   "%s; reading cgroups, %s and the pins again", why, d->paths.sysfs);
@@ -972,7 +1081,7 @@ static void request_resync(struct daemon *d, const char *why)
 
 static int on_debounce(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	reconcile(userdata, false);
+	reconcile(userdata, ((struct daemon *)userdata)->serve_dry_run);
 	return 0;
 }
 
@@ -986,7 +1095,8 @@ static int on_safety_resync(sd_event_source *s, uint64_t usec, void *userdata)
 	struct daemon *d = userdata;
 
 	d->counters.safety_resyncs++;
-	reconcile(d, false);
+	scope_set_full(&d->pending);
+	reconcile(d, d->serve_dry_run);
 	if (d->last_steps)
 		log_notice(ABOUT(.file = d->paths.sysfs),
 			   "safety resync: %zu step(s) were due that no event announced; next one in %" PRIu64 " s",
@@ -1002,6 +1112,8 @@ static int on_reconcile(sd_event_source *s, void *userdata)
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 {
+	/* a backoff expired or the kernel was settling: look at everything */
+	scope_set_full(&((struct daemon *)userdata)->pending);
 	reconcile(userdata, ((struct daemon *)userdata)->serve_dry_run);
 	return 0;
 }
@@ -1021,8 +1133,10 @@ static int reload(struct daemon *d)
 		d->counters.reloads_rejected++;
 	else
 		d->counters.reloads++;
-	if (r == 0)
+	if (r == 0) {
+		scope_set_full(&d->pending);
 		reconcile(d, d->serve_dry_run);
+	}
 	else
 		notify_send_status(d);
 	sd_notify(false, "READY=1");
@@ -1037,6 +1151,28 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
+/*
+ * A directory made, removed or moved below a watched cgroup: its subtree
+ * joins the next reconcile's scope. An event on a watch we do not know,
+ * or a lost one, makes it read everything.
+ */
+static void scope_event(struct daemon *d, const struct inotify_event *ev)
+{
+	const char *parent;
+	_cleanup_free_ char *path = NULL;
+
+	if (ev->mask & IN_IGNORED) {
+		watch_table_remove(&d->watches, ev->wd);	/* the directory is gone */
+		return;
+	}
+	if (!(ev->mask & IN_ISDIR) || !ev->len)
+		return;
+	parent = watch_table_get(&d->watches, ev->wd);
+	if (!parent || asprintf(&path, "%s/%s", streq(parent, "/") ? "" : parent, ev->name) < 0 ||
+	    scope_add(&d->pending, path) < 0)
+		scope_set_full(&d->pending);
+}
+
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -1049,6 +1185,7 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
 			const struct inotify_event *ev = (const struct inotify_event *)(buf + i);
 
 			overflow = overflow || (ev->mask & IN_Q_OVERFLOW);
+			scope_event(d, ev);
 			d->counters.cgroup_events++;
 			any = true;
 			i += sizeof(*ev) + ev->len;
@@ -1099,10 +1236,13 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		if (n < 0 && err != ENOBUFS)
 			break;	/* EAGAIN: all read */
 	}
-	if (resync_why)
+	if (resync_why) {
 		request_resync(d, resync_why);
-	else if (ours)
+	} else if (ours) {
+		/* a scheduler came or went: which cgroup's is not worth working out */
+		scope_set_full(&d->pending);
 		schedule_debounced(d);
+	}
 	return 0;
 }
 
@@ -1274,6 +1414,9 @@ static void daemon_done(struct daemon *d)
 	sd_event_unref(d->event);
 	if (d->inotify_fd >= 0)
 		close(d->inotify_fd);
+	watch_table_done(&d->watches);
+	scope_done(&d->pending);
+	path_set_done(&d->known);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
 	policy_free(d->policy);
@@ -1421,6 +1564,7 @@ int main(int argc, char **argv)
 			.sched_dir = getenv("SCXD_SCHED_DIR") ?: SCXD_SCHED_DIR,
 		},
 		.inotify_fd = -1,
+		.pending = { .full = true },
 		.resync_usec = RESYNC_DEFAULT_SEC * 1000000ULL,
 		.lock_fd = -1,
 		.control_group = (gid_t)-1,

@@ -155,6 +155,54 @@ static void test_prefix_overlaps_is_pairwise_prefix_overlap(void)
 	CHECK_INTEQ(mismatches, 0);
 }
 
+/* Whether some string of up to 'max' characters over {a, b, c} matches both globs. */
+static bool brute_overlap(const char *x, const char *y, size_t max)
+{
+	char str[16];
+
+	for (size_t len = 0; len <= max; len++) {
+		size_t total = 1;
+
+		for (size_t i = 0; i < len; i++)
+			total *= 3;
+		for (size_t k = 0; k < total; k++) {
+			size_t v = k;
+
+			for (size_t i = 0; i < len; i++, v /= 3)
+				str[i] = "abc"[v % 3];
+			if (pattern_component_match(x, strlen(x), str, len) &&
+			    pattern_component_match(y, strlen(y), str, len))
+				return true;
+		}
+	}
+	return false;
+}
+
+static void test_component_overlap_is_brute_force(void)
+{
+	size_t mismatches = 0, overlaps = 0, pairs = 4000;
+
+	for (size_t k = 0; k < pairs; k++) {
+		char x[8], y[8];
+		size_t lx = rnd(5), ly = rnd(5);
+
+		for (size_t i = 0; i < lx; i++)
+			x[i] = "ab?*"[rnd(4)];
+		for (size_t i = 0; i < ly; i++)
+			y[i] = "ab?*"[rnd(4)];
+		x[lx] = y[ly] = '\0';
+		if (pattern_component_overlap(x, lx, y, ly) != brute_overlap(x, y, lx + ly)) {
+			mismatches++;
+			fprintf(stderr, "overlap(\"%s\", \"%s\") differs from brute force\n", x, y);
+		}
+		overlaps += brute_overlap(x, y, lx + ly);
+	}
+	printf("# component overlap vs brute force: %zu pairs, %zu overlap, %zu mismatches\n", pairs,
+	       overlaps, mismatches);
+	CHECK(overlaps > pairs / 10 && overlaps < pairs * 9 / 10);
+	CHECK_INTEQ(mismatches, 0);
+}
+
 static void test_may_match_below(void)
 {
 	_cleanup_(pattern_index_freep) struct pattern_index *x = NULL;
@@ -325,6 +373,7 @@ int main(void)
 	test_index_finds_what_the_linear_scan_finds();
 	test_prefix_overlaps_is_pairwise_prefix_overlap();
 	test_may_match_below();
+	test_component_overlap_is_brute_force();
 	test_random_policies_match_and_validate_as_before();
 	return test_main_end("pattern-index");
 }

@@ -78,6 +78,7 @@
 #define DEBOUNCE_QUIET_USEC (50 * 1000ULL)	/* a burst of events: wait for this much quiet, */
 #define DEBOUNCE_MAX_USEC (250 * 1000ULL)	/* but no longer than this after its first event */
 #define RESYNC_DEFAULT_SEC 300		/* the safety resync, after the last reconcile */
+#define LOAD_WORKERS_DEFAULT 1		/* objects loaded at once (--load-workers) */
 
 struct backoff {
 	char *cgroup;
@@ -134,6 +135,7 @@ struct daemon {
 	uint64_t settle_at;		/* look again: the kernel was mid-transition */
 	uint64_t watchdog_usec;		/* WatchdogSec=, 0 if none */
 	uint64_t watchdog_last;		/* when we last pinged it ourselves */
+	unsigned load_workers;		/* objects loaded at once, 1: one by one */
 };
 
 static uint64_t now_usec(void)
@@ -437,8 +439,12 @@ static bool below_failed(const char *const *failed, size_t n, const char *cgroup
 	return false;
 }
 
+/*
+ * One step. An attach whose object was loaded ahead (job, see
+ * load_ahead()) only commits it here; its load's failure is its failure.
+ */
 static int run_step(struct daemon *d, const struct plan_step *s, const struct cgroup_list *cg,
-		    const char **failed, size_t *n_failed)
+		    const char **failed, size_t *n_failed, struct apply_load_job *job)
 {
 	const struct sched_node *n = s->node;
 	const struct backoff *b;
@@ -470,7 +476,14 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 	if (!cgid)
 		return 0; /* vanished since the scan; the next event says so */
 
-	r = apply_attach(&d->paths, n, cgid, &reason);
+	if (!job) {
+		r = apply_attach(&d->paths, n, cgid, &reason);
+	} else if (job->r < 0) {
+		r = job->r;
+		reason = TAKE_PTR(job->reason);
+	} else {
+		r = apply_commit(&d->paths, n, cgid, &job->obj, &reason);
+	}
 	if (r < 0) {
 		uint64_t delay = backoff_fail(d, n->cgroup, reason ?: strerror(-r));
 
@@ -642,6 +655,88 @@ static void arm_resync_timer(struct daemon *d)
 	sd_event_source_set_enabled(d->resync_timer, SD_EVENT_ONESHOT);
 }
 
+static void watchdog_tick(void *userdata)
+{
+	watchdog_ping(userdata);
+}
+
+/* Whether run_step() would try attach step s now (not waiting on a backoff). */
+static bool step_loadable(struct daemon *d, const struct plan_step *s, const struct cgroup_list *cg,
+			  uint64_t *cgid)
+{
+	const struct backoff *b;
+
+	if (s->op != PLAN_ATTACH)
+		return false;
+	b = backoff_find(d, s->node->cgroup);
+	if (b && b->retry_at > now_usec())
+		return false;
+	*cgid = streq(s->node->cgroup, "/") ? 1 : cgroup_list_id(cg, s->node->cgroup);
+	return *cgid != 0;
+}
+
+/*
+ * Load the objects of the next attach steps from 'from' on, up to 'max'
+ * of them, d->load_workers at a time: the kernel verifies each program
+ * where it is loaded, and verifying is most of an attach. Attaching stays
+ * in plan order (run_step()). job_of[i] is step i's job, or NULL.
+ */
+static size_t load_ahead(struct daemon *d, const struct plan *plan, size_t from,
+			 const struct cgroup_list *cg, struct apply_load_job *jobs, size_t max,
+			 struct apply_load_job **job_of)
+{
+	size_t k = 0;
+
+	for (size_t i = from; i < plan->n && k < max; i++) {
+		uint64_t cgid;
+
+		if (!step_loadable(d, &plan->steps[i], cg, &cgid))
+			continue;
+		jobs[k] = (struct apply_load_job){ .node = plan->steps[i].node, .cgid = cgid };
+		job_of[i] = &jobs[k++];
+	}
+	apply_load_many(&d->paths, jobs, k, d->load_workers, watchdog_tick, d);
+	return k;
+}
+
+static void load_jobs_done(struct apply_load_job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		apply_object_done(&jobs[i].obj);
+		free(jobs[i].reason);
+		jobs[i] = (struct apply_load_job){};
+	}
+}
+
+/*
+ * The plan's steps in order. With more than one load worker, attach
+ * steps are loaded ahead in windows of twice as many as there are
+ * workers (a window bounds the memory of objects loaded and not yet
+ * attached).
+ */
+static int run_steps(struct daemon *d, const struct plan *plan, const struct cgroup_list *cg,
+		     const char **failed, size_t *n_failed)
+{
+	size_t window = d->load_workers > 1 ? 2 * d->load_workers : 0, n_jobs = 0;
+	_cleanup_free_ struct apply_load_job *jobs = calloc(window + 1, sizeof(*jobs));
+	_cleanup_free_ struct apply_load_job **job_of = calloc(plan->n + 1, sizeof(*job_of));
+
+	if (!jobs || !job_of)
+		return -ENOMEM;
+	for (size_t i = 0; i < plan->n; i++) {
+		uint64_t cgid;
+
+		if (window && !job_of[i] && step_loadable(d, &plan->steps[i], cg, &cgid)) {
+			load_jobs_done(jobs, n_jobs);
+			n_jobs = load_ahead(d, plan, i, cg, jobs, window, job_of);
+		}
+		run_step(d, &plan->steps[i], cg, failed, n_failed, job_of[i]);
+		watchdog_ping(d);
+	}
+	load_jobs_done(jobs, n_jobs);
+	return 0;
+}
+
 /*
  * Read what the scope covers: everything, or the subtrees of its roots
  * and their ancestors. A scoped read also looks up the records of the
@@ -799,10 +894,9 @@ static int reconcile(struct daemon *d, bool dry_run)
 	failed = calloc(plan.n + 1, sizeof(*failed));
 	if (!failed)
 		return -ENOMEM;
-	for (size_t i = 0; i < plan.n; i++) {
-		run_step(d, &plan.steps[i], &cgroups, failed, &n_failed);
-		watchdog_ping(d);
-	}
+	r = run_steps(d, &plan, &cgroups, failed, &n_failed);
+	if (r < 0)
+		return r;
 	for (size_t i = d->n_backoffs; i-- > 0;)
 		if (scope_covers(&scope, d->backoffs[i].cgroup) &&
 		    !sched_tree_find(&desired.tree, d->backoffs[i].cgroup))
@@ -1520,17 +1614,19 @@ static void help(void)
 	       "     --sysfs DIR       the kernel's sched_ext sysfs tree (default /sys/kernel/sched_ext)\n"
 	       "     --no-strict-modes do not refuse files others can write (development only)\n"
 	       "     --sub-sched=yes|no|auto  whether the kernel has sub-schedulers (default: ask its BTF)\n"
+	       "     --load-workers N  load (verify) up to N scheduler objects at once; attaching\n"
+	       "                       stays parents first (default %d)\n"
 	       "     --resync-interval SEC  read the whole state again SEC s after the last\n"
 	       "                       reconcile, in case an event was missed (default %d, 0: never)\n"
 	       "  -v --verbose         log debug messages\n"
 	       "  -h --help            this text\n"
 	       "     --version         print the version and exit\n",
-	       SCXD_POLICY, SCXD_SCHED_DIR, RESYNC_DEFAULT_SEC);
+	       SCXD_POLICY, SCXD_SCHED_DIR, LOAD_WORKERS_DEFAULT, RESYNC_DEFAULT_SEC);
 }
 
 enum { OPT_CHECK = 256, OPT_DESCRIBE, OPT_DRY_RUN, OPT_CGROUP_ROOT, OPT_PIN_DIR,
        OPT_STATE_DIR, OPT_NO_STRICT, OPT_SYSFS, OPT_SUB_SCHED, OPT_RESYNC_INTERVAL, OPT_SERVE,
-       OPT_CONTROL_GROUP, OPT_VERSION };
+       OPT_CONTROL_GROUP, OPT_VERSION, OPT_LOAD_WORKERS };
 
 int main(int argc, char **argv)
 {
@@ -1552,6 +1648,7 @@ int main(int argc, char **argv)
 		{ "serve", no_argument, NULL, OPT_SERVE },
 		{ "control-group", required_argument, NULL, OPT_CONTROL_GROUP },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "load-workers", required_argument, NULL, OPT_LOAD_WORKERS },
 		{}
 	};
 	struct daemon d = {
@@ -1565,6 +1662,7 @@ int main(int argc, char **argv)
 		},
 		.inotify_fd = -1,
 		.pending = { .full = true },
+		.load_workers = LOAD_WORKERS_DEFAULT,
 		.resync_usec = RESYNC_DEFAULT_SEC * 1000000ULL,
 		.lock_fd = -1,
 		.control_group = (gid_t)-1,
@@ -1610,6 +1708,20 @@ int main(int argc, char **argv)
 		case OPT_SERVE: serve = true; break;
 		case OPT_CONTROL_GROUP: control_group = optarg; break;
 		case OPT_VERSION: printf("scxd %s\n", SCXD_VERSION); return 0;
+		case OPT_LOAD_WORKERS: {
+			char *end = NULL;
+			unsigned long n;
+
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || !end || *end || end == optarg || n < 1 || n > APPLY_LOAD_WORKERS_MAX) {
+				fprintf(stderr, "scxd: --load-workers: \"%s\" is not a number from 1 to %d\n",
+					optarg, APPLY_LOAD_WORKERS_MAX);
+				return 2;
+			}
+			d.load_workers = n;
+			break;
+		}
 		default: return 2;
 		}
 	}

@@ -168,8 +168,8 @@ int cgroup_scan_some(const char *root, const char *const *roots, size_t n_roots,
 
 			*p = '\0';
 			path_set_below(&seen, up, &at, &n);
-			if (!n || !streq(seen.v[at], up)) {
-				r = path_set_add(&seen, up);
+			if (!n || !streq(seen.v[at].path, up)) {
+				r = path_set_add(&seen, up, 0);
 				if (r == 0)
 					r = cgroup_list_add_at(root_fd, st.st_dev, &l, up, &added);
 			}

@@ -123,31 +123,67 @@ void scope_done(struct reconcile_scope *s)
 
 /* ---- the set of cgroups with a scheduler ---- */
 
-int path_set_add(struct path_set *s, const char *path)
+static size_t entry_lower_bound(const struct path_set *s, const char *key)
 {
-	size_t at = lower_bound(s->v, s->n, path);
+	size_t lo = 0, hi = s->n;
 
-	if (at < s->n && streq(s->v[at], path))
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (scope_path_cmp(s->v[mid].path, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int path_set_add(struct path_set *s, const char *path, uint64_t id)
+{
+	size_t at = entry_lower_bound(s, path);
+	char *copy;
+
+	if (at < s->n && streq(s->v[at].path, path)) {
+		if (id)
+			s->v[at].id = id;
 		return 0;
-	return insert_at(&s->v, &s->n, &s->cap, at, path);
+	}
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		struct path_entry *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(copy);
+			return -ENOMEM;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	memmove(s->v + at + 1, s->v + at, (s->n - at) * sizeof(*s->v));
+	s->v[at] = (struct path_entry){ copy, id };
+	s->n++;
+	return 0;
 }
 
 void path_set_remove(struct path_set *s, const char *path)
 {
-	size_t at = lower_bound(s->v, s->n, path);
+	size_t at = entry_lower_bound(s, path);
 
-	if (at == s->n || !streq(s->v[at], path))
+	if (at == s->n || !streq(s->v[at].path, path))
 		return;
-	free(s->v[at]);
+	free(s->v[at].path);
 	memmove(s->v + at, s->v + at + 1, (s->n - at - 1) * sizeof(*s->v));
 	s->n--;
 }
 
 void path_set_below(const struct path_set *s, const char *root, size_t *first, size_t *n)
 {
-	size_t at = lower_bound(s->v, s->n, root), end;
+	size_t at = entry_lower_bound(s, root), end;
 
-	for (end = at; end < s->n && cgroup_is_below(s->v[end], root); end++)
+	for (end = at; end < s->n && cgroup_is_below(s->v[end].path, root); end++)
 		;
 	*first = at;
 	*n = end - at;
@@ -159,15 +195,23 @@ void path_set_remove_below(struct path_set *s, const char *root)
 
 	path_set_below(s, root, &first, &n);
 	for (size_t i = first; i < first + n; i++)
-		free(s->v[i]);
+		free(s->v[i].path);
 	memmove(s->v + first, s->v + first + n, (s->n - first - n) * sizeof(*s->v));
 	s->n -= n;
+}
+
+const char *path_set_find_id(const struct path_set *s, uint64_t id)
+{
+	for (size_t i = 0; id && i < s->n; i++)
+		if (s->v[i].id == id)
+			return s->v[i].path;
+	return NULL;
 }
 
 void path_set_done(struct path_set *s)
 {
 	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]);
+		free(s->v[i].path);
 	free(s->v);
 	*s = (struct path_set){};
 }

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* More roots than this in one reconcile: reading everything is cheaper. */
 #define SCOPE_MAX_ROOTS 1024
@@ -37,20 +38,29 @@ bool scope_covers(const struct reconcile_scope *s, const char *cgroup);
 void scope_done(struct reconcile_scope *s);
 
 /*
- * A sorted set of cgroup paths: the cgroups that had a scheduler after the
- * last reconcile, so that one scoped to a removed cgroup knows which
- * records to look at.
+ * A sorted set of cgroup paths with their cgroup ids: the cgroups that had
+ * a scheduler after the last reconcile, so that a reconcile scoped to a
+ * removed cgroup knows which records to look at, and a kernel event about
+ * a scheduler (named by cgroup id) knows its cgroup.
  */
+struct path_entry {
+	char *path;
+	uint64_t id;		/* 0 if not known */
+};
+
 struct path_set {
-	char **v;
+	struct path_entry *v;
 	size_t n, cap;
 };
 
-int path_set_add(struct path_set *s, const char *path);
+/* Add path, or update its id. */
+int path_set_add(struct path_set *s, const char *path, uint64_t id);
 void path_set_remove(struct path_set *s, const char *path);
 /* The paths at or below root: s->v[*first .. *first + *n). */
 void path_set_below(const struct path_set *s, const char *root, size_t *first, size_t *n);
 void path_set_remove_below(struct path_set *s, const char *root);
+/* The path with that cgroup id, NULL if none (a scan: ids are looked up per kernel event). */
+const char *path_set_find_id(const struct path_set *s, uint64_t id);
 void path_set_done(struct path_set *s);
 
 /* inotify watch descriptors → the cgroup each one watches. */

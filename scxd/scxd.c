@@ -9,9 +9,10 @@
  * `scxdctl reload`, and when a backoff timer for a failed scheduler
  * expires. Each reconcile reads the world afresh (cgroups, sysfs, scxd's
  * pins), computes desired state and plan, and applies the plan. After
- * cgroup events it reads only the subtrees the events named and their
- * ancestors (scope.h); everything else reads it all. Only cgroups below
- * which a policy pattern can match are watched.
+ * cgroup events, and kernel events about a child scheduler scxd knows,
+ * it reads only the subtrees the events named and their ancestors
+ * (scope.h); everything else reads it all. Only cgroups below which a
+ * policy pattern can match are watched.
  *
  * Bursts of cgroup and kernel events are debounced into one reconcile
  * (events.h). When events may have been lost or forged (the uevent or
@@ -496,7 +497,7 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 	}
 	backoff_attached(d, n->cgroup);
 	d->counters.attaches++;
-	path_set_add(&d->known, n->cgroup);
+	path_set_add(&d->known, n->cgroup, cgid);
 	log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
 		       .file = d->policy_file, .message_id = SCXD_MESSAGE_ATTACHED),
 		 "%s: attached %s (%s, cgroup id %" PRIu64 ")", n->cgroup, n->scheduler,
@@ -771,8 +772,8 @@ static int reconcile_read(struct daemon *d, const struct reconcile_scope *scope,
 
 			path_set_below(&d->known, scope->roots[k], &first, &n);
 			for (size_t i = first; i < first + n; i++)
-				if (!cgroup_list_id(cgroups, d->known.v[i]))
-					gone[n_gone++] = d->known.v[i];
+				if (!cgroup_list_id(cgroups, d->known.v[i].path))
+					gone[n_gone++] = d->known.v[i].path;
 		}
 		r = actual_read_some(&d->paths, cgroups, gone, n_gone, actual);
 	}
@@ -794,15 +795,18 @@ static bool plan_leaves_scope(const struct plan *plan, const struct reconcile_sc
 
 /* The cgroups with a scheduler, as just read, within the scope. */
 static void known_update(struct daemon *d, const struct reconcile_scope *scope,
-			 const struct sched_tree *actual)
+			 const struct sched_tree *actual, const struct cgroup_list *cgroups)
 {
 	if (scope->full)
 		path_set_done(&d->known);
 	for (size_t k = 0; k < scope->n_roots; k++)
 		path_set_remove_below(&d->known, scope->roots[k]);
-	for (size_t i = 0; i < actual->n; i++)
-		if (scope_covers(scope, actual->nodes[i].cgroup))
-			path_set_add(&d->known, actual->nodes[i].cgroup);
+	for (size_t i = 0; i < actual->n; i++) {
+		const char *cg = actual->nodes[i].cgroup;
+
+		if (scope_covers(scope, cg))
+			path_set_add(&d->known, cg, streq(cg, "/") ? 1 : cgroup_list_id(cgroups, cg));
+	}
 }
 
 /*
@@ -852,7 +856,7 @@ static int reconcile(struct daemon *d, bool dry_run)
 	}
 	if (!dry_run)
 		handle_exits(d, &actual, &cgroups);
-	known_update(d, &scope, &actual.tree);
+	known_update(d, &scope, &actual.tree, &cgroups);
 
 	r = desired_build(d->policy, (const char *const *)cgroups.paths, cgroups.n, &opts,
 			  &desired);
@@ -1292,6 +1296,26 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
 	return 0;
 }
 
+/*
+ * A scheduler came or went: the next reconcile looks at its cgroup's
+ * subtree when the cgroup id names a cgroup that had a scheduler (one
+ * scxd attached or saw), and at everything otherwise (the root, a
+ * scheduler someone else attached).
+ */
+static void scope_kernel_event(struct daemon *d, const char *buf, size_t n)
+{
+	struct uevent ev;
+	const char *cgroup;
+
+	if (uevent_parse(buf, n, &ev) < 0) {
+		scope_set_full(&d->pending);
+		return;
+	}
+	cgroup = path_set_find_id(&d->known, uevent_sub_cgid(&ev));
+	if (!cgroup || scope_add(&d->pending, cgroup) < 0)
+		scope_set_full(&d->pending);
+}
+
 static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -1322,6 +1346,7 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			break;
 		case UEVENT_RECONCILE:
 			d->counters.kernel_events++;
+			scope_kernel_event(d, buf, (size_t)n);
 			ours = true;
 			break;
 		case UEVENT_IGNORE:
@@ -1333,8 +1358,6 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	if (resync_why) {
 		request_resync(d, resync_why);
 	} else if (ours) {
-		/* a scheduler came or went: which cgroup's is not worth working out */
-		scope_set_full(&d->pending);
 		schedule_debounced(d);
 	}
 	return 0;

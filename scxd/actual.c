@@ -88,22 +88,30 @@ static int scan_dir(int root_fd, dev_t dev, struct cgroup_list *l, size_t i)
  * under 4 KiB, so it fits one openat() whatever the root's own path is,
  * and no directory stays open while its children are scanned.
  */
+/* Open the cgroup mount and start the list with "/". */
+static int cgroup_list_start(const char *root, int *root_fd, struct stat *st,
+			     struct cgroup_list *l)
+{
+	char *slash;
+
+	*root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*root_fd < 0 || fstat(*root_fd, st) < 0)
+		return -errno;
+	slash = strdup("/");
+	if (!slash)
+		return -ENOMEM;
+	return cgroup_list_add(l, slash, st->st_ino);
+}
+
 int cgroup_scan(const char *root, struct cgroup_list *ret)
 {
 	_cleanup_(cgroup_list_done) struct cgroup_list l = {};
 	_cleanup_close_ int root_fd = -1;
 	struct stat st;
-	char *slash;
 	int r;
 
 	*ret = (struct cgroup_list){};
-	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (root_fd < 0 || fstat(root_fd, &st) < 0)
-		return -errno;
-	slash = strdup("/");
-	if (!slash)
-		return -ENOMEM;
-	r = cgroup_list_add(&l, slash, st.st_ino);
+	r = cgroup_list_start(root, &root_fd, &st, &l);
 	for (size_t i = 0; r == 0 && i < l.n; i++)
 		r = scan_dir(root_fd, st.st_dev, &l, i);
 	if (r == 0)
@@ -144,17 +152,10 @@ int cgroup_scan_some(const char *root, const char *const *roots, size_t n_roots,
 	_cleanup_(path_set_done) struct path_set seen = {};
 	_cleanup_close_ int root_fd = -1;
 	struct stat st;
-	char *slash;
 	int r;
 
 	*ret = (struct cgroup_list){};
-	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (root_fd < 0 || fstat(root_fd, &st) < 0)
-		return -errno;
-	slash = strdup("/");
-	if (!slash)
-		return -ENOMEM;
-	r = cgroup_list_add(&l, slash, st.st_ino);
+	r = cgroup_list_start(root, &root_fd, &st, &l);
 	for (size_t k = 0; r == 0 && k < n_roots; k++) {
 		_cleanup_free_ char *up = strdup(roots[k]);
 		size_t first;

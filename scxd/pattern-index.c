@@ -29,6 +29,20 @@ struct trie_node {
 	struct index_list ids;		/* patterns that end here */
 	struct index_list children;	/* every child */
 	struct index_list globs;	/* the children that hold '*' or '?' */
+	size_t max_prefix;		/* the longest literal prefix of a glob child */
+};
+
+/*
+ * The glob children of one node that share a literal prefix (what comes
+ * before their first '*' or '?'): a name can match only those whose
+ * prefix it starts with, so a lookup tries one group per prefix length
+ * instead of every glob child.
+ */
+struct glob_group {
+	size_t parent;
+	const char *prefix;	/* points into the first member's component */
+	size_t len;
+	struct index_list members;
 };
 
 /*
@@ -41,6 +55,10 @@ struct trie {
 	size_t n, cap;
 	size_t *slots;
 	size_t n_slots;		/* a power of two, at least twice n */
+	struct glob_group *groups;	/* slot values below are group number + 1 */
+	size_t n_groups, cap_groups;
+	size_t *group_slots;
+	size_t n_group_slots;
 };
 
 struct pattern_index {
@@ -120,6 +138,91 @@ static int trie_grow_slots(struct trie *t)
 	return 0;
 }
 
+static size_t glob_prefix_len(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && s[n] != '*' && s[n] != '?')
+		n++;
+	return n;
+}
+
+/* The group of parent's glob children with this prefix, NULL if none. */
+static const struct glob_group *group_find(const struct trie *t, size_t parent, const char *s,
+					   size_t len)
+{
+	size_t mask, i;
+
+	if (!t->n_group_slots)
+		return NULL;
+	mask = t->n_group_slots - 1;
+	for (i = edge_hash(parent, s, len) & mask; t->group_slots[i]; i = (i + 1) & mask) {
+		const struct glob_group *g = &t->groups[t->group_slots[i] - 1];
+
+		if (g->parent == parent && g->len == len && memcmp(g->prefix, s, len) == 0)
+			return g;
+	}
+	return NULL;
+}
+
+static void group_slot_insert(struct trie *t, size_t k)
+{
+	const struct glob_group *g = &t->groups[k];
+	size_t mask = t->n_group_slots - 1, i;
+
+	for (i = edge_hash(g->parent, g->prefix, g->len) & mask; t->group_slots[i];
+	     i = (i + 1) & mask)
+		;
+	t->group_slots[i] = k + 1;
+}
+
+static int group_grow_slots(struct trie *t)
+{
+	size_t n = t->n_group_slots ? t->n_group_slots * 2 : 64;
+	size_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	free(t->group_slots);
+	t->group_slots = slots;
+	t->n_group_slots = n;
+	for (size_t k = 0; k < t->n_groups; k++)
+		group_slot_insert(t, k);
+	return 0;
+}
+
+/* File glob node 'node' (a child of parent) under its prefix's group. */
+static int group_add(struct trie *t, size_t parent, size_t node)
+{
+	const struct trie_node *n = &t->nodes[node];
+	size_t len = glob_prefix_len(n->component, n->len);
+	struct glob_group *g = (struct glob_group *)group_find(t, parent, n->component, len);
+	int r;
+
+	if (!g) {
+		if ((t->n_groups + 1) * 2 > t->n_group_slots) {
+			r = group_grow_slots(t);
+			if (r < 0)
+				return r;
+		}
+		if (t->n_groups == t->cap_groups) {
+			size_t cap = t->cap_groups ? t->cap_groups * 2 : 8;
+			struct glob_group *v = realloc(t->groups, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			t->groups = v;
+			t->cap_groups = cap;
+		}
+		g = &t->groups[t->n_groups++];
+		*g = (struct glob_group){ .parent = parent, .prefix = n->component, .len = len };
+		group_slot_insert(t, t->n_groups - 1);
+	}
+	if (len > t->nodes[parent].max_prefix)
+		t->nodes[parent].max_prefix = len;
+	return index_list_add(&g->members, node);
+}
+
 static int trie_init(struct trie *t)
 {
 	t->nodes = calloc(1, sizeof(*t->nodes));
@@ -166,6 +269,8 @@ static int trie_child_get(struct trie *t, size_t parent, const char *s, size_t l
 	r = index_list_add(&t->nodes[parent].children, node);
 	if (r == 0 && !n->literal)
 		r = index_list_add(&t->nodes[parent].globs, node);
+	if (r == 0 && !t->nodes[node].literal)
+		r = group_add(t, parent, node);
 	*ret = node;
 	return r;
 }
@@ -178,8 +283,12 @@ static void trie_done(struct trie *t)
 		free(t->nodes[i].children.v);
 		free(t->nodes[i].globs.v);
 	}
+	for (size_t i = 0; i < t->n_groups; i++)
+		free(t->groups[i].members.v);
 	free(t->nodes);
 	free(t->slots);
+	free(t->groups);
+	free(t->group_slots);
 	*t = (struct trie){};
 }
 
@@ -304,14 +413,20 @@ static int walk_matching(const struct trie *t, size_t node, const struct split_p
 		if (r != 0)
 			return r;
 	}
-	for (size_t i = 0; i < n->globs.n; i++) {
-		const struct trie_node *g = &t->nodes[n->globs.v[i]];
+	/* the glob children whose literal prefix the name starts with */
+	for (size_t plen = 0; n->globs.n && plen <= n->max_prefix && plen <= sp->len[k]; plen++) {
+		const struct glob_group *grp = group_find(t, node, sp->s[k], plen);
 
-		if (!pattern_component_match(g->component, g->len, sp->s[k], sp->len[k]))
-			continue;
-		r = walk_matching(t, n->globs.v[i], sp, k + 1, at_end, fn, userdata);
-		if (r != 0)
-			return r;
+		for (size_t i = 0; grp && i < grp->members.n; i++) {
+			size_t c = grp->members.v[i];
+			const struct trie_node *g = &t->nodes[c];
+
+			if (!pattern_component_match(g->component, g->len, sp->s[k], sp->len[k]))
+				continue;
+			r = walk_matching(t, c, sp, k + 1, at_end, fn, userdata);
+			if (r != 0)
+				return r;
+		}
 	}
 	return 0;
 }

@@ -87,6 +87,10 @@ int scope_add(struct reconcile_scope *s, const char *cgroup)
 
 	if (s->full || scope_covers(s, cgroup))
 		return 0;
+	if (streq(cgroup, "/")) {
+		scope_set_full(s);	/* the whole tree */
+		return 0;
+	}
 	/* roots below the new one go: they follow it in this order */
 	at = lower_bound(s->roots, s->n_roots, cgroup);
 	for (end = at; end < s->n_roots && cgroup_is_below(s->roots[end], cgroup); end++)

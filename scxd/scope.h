@@ -28,7 +28,7 @@ struct reconcile_scope {
 
 int scope_path_cmp(const char *a, const char *b);
 
-/* Add a cgroup's subtree; more than SCOPE_MAX_ROOTS makes the scope full. */
+/* Add a cgroup's subtree; "/" or more than SCOPE_MAX_ROOTS make the scope full. */
 int scope_add(struct reconcile_scope *s, const char *cgroup);
 void scope_set_full(struct reconcile_scope *s);
 /* Nothing to read: no root, not full. */

@@ -1208,11 +1208,27 @@ static int on_reconcile(sd_event_source *s, void *userdata)
 	return 0;
 }
 
+/*
+ * A backoff expired: look at the cgroups whose wait is over (under churn
+ * most failures are cgroups removed before their attach). The kernel was
+ * settling, or no wait is over: look at everything.
+ */
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	/* a backoff expired or the kernel was settling: look at everything */
-	scope_set_full(&((struct daemon *)userdata)->pending);
-	reconcile(userdata, ((struct daemon *)userdata)->serve_dry_run);
+	struct daemon *d = userdata;
+	uint64_t now = now_usec();
+	bool any = false;
+
+	for (size_t i = 0; i < d->n_backoffs && !d->settle_at; i++) {
+		if (!d->backoffs[i].retry_at || d->backoffs[i].retry_at > now)
+			continue;
+		if (scope_add(&d->pending, d->backoffs[i].cgroup) < 0)
+			scope_set_full(&d->pending);
+		any = true;
+	}
+	if (!any)
+		scope_set_full(&d->pending);
+	reconcile(d, d->serve_dry_run);
 	return 0;
 }
 

@@ -52,6 +52,10 @@ static void test_scope_too_many_roots_is_full(void)
 	}
 	CHECK(s.full);
 	CHECK(scope_covers(&s, "/anything"));
+	scope_done(&s);
+	CHECK_INTEQ(scope_add(&s, "/a"), 0);
+	CHECK_INTEQ(scope_add(&s, "/"), 0);
+	CHECK(s.full);
 }
 
 static void test_path_set_below(void)

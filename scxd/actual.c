@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 
 #include "actual.h"
+#include "match.h"
+#include "scope.h"
 #include "util.h"
 
 /* ---- cgroups ---- */
@@ -86,24 +88,34 @@ static int scan_dir(int root_fd, dev_t dev, struct cgroup_list *l, size_t i)
  * under 4 KiB, so it fits one openat() whatever the root's own path is,
  * and no directory stays open while its children are scanned.
  */
+/* Open the cgroup mount and start the list with "/". */
+static int cgroup_list_start(const char *root, int *root_fd, struct stat *st,
+			     struct cgroup_list *l)
+{
+	char *slash;
+
+	*root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*root_fd < 0 || fstat(*root_fd, st) < 0)
+		return -errno;
+	slash = strdup("/");
+	if (!slash)
+		return -ENOMEM;
+	return cgroup_list_add(l, slash, st->st_ino);
+}
+
 int cgroup_scan(const char *root, struct cgroup_list *ret)
 {
 	_cleanup_(cgroup_list_done) struct cgroup_list l = {};
 	_cleanup_close_ int root_fd = -1;
 	struct stat st;
-	char *slash;
 	int r;
 
 	*ret = (struct cgroup_list){};
-	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (root_fd < 0 || fstat(root_fd, &st) < 0)
-		return -errno;
-	slash = strdup("/");
-	if (!slash)
-		return -ENOMEM;
-	r = cgroup_list_add(&l, slash, st.st_ino);
+	r = cgroup_list_start(root, &root_fd, &st, &l);
 	for (size_t i = 0; r == 0 && i < l.n; i++)
 		r = scan_dir(root_fd, st.st_dev, &l, i);
+	if (r == 0)
+		r = cgroup_list_index(&l);
 	if (r < 0)
 		return r;
 	*ret = l;
@@ -111,19 +123,168 @@ int cgroup_scan(const char *root, struct cgroup_list *ret)
 	return 0;
 }
 
+/*
+ * Add path (below the root) if it is a directory on the cgroup mount;
+ * *added says whether it was.
+ */
+static int cgroup_list_add_at(int root_fd, dev_t dev, struct cgroup_list *l, const char *path,
+			      bool *added)
+{
+	struct stat st;
+	char *copy;
+
+	*added = false;
+	if (fstatat(root_fd, path + 1, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_dev != dev)
+		return 0;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	*added = true;
+	return cgroup_list_add(l, copy, st.st_ino);
+}
+
+int cgroup_scan_some(const char *root, const char *const *roots, size_t n_roots,
+		     struct cgroup_list *ret)
+{
+	_cleanup_(cgroup_list_done) struct cgroup_list l = {};
+	_cleanup_(path_set_done) struct path_set seen = {};
+	_cleanup_close_ int root_fd = -1;
+	struct stat st;
+	int r;
+
+	*ret = (struct cgroup_list){};
+	r = cgroup_list_start(root, &root_fd, &st, &l);
+	for (size_t k = 0; r == 0 && k < n_roots; k++) {
+		_cleanup_free_ char *up = strdup(roots[k]);
+		size_t first;
+		bool added;
+
+		if (!up)
+			return -ENOMEM;
+		/* the ancestors, each once, top down */
+		for (char *p = strchr(up + 1, '/'); r == 0 && p; p = strchr(p + 1, '/')) {
+			size_t at, n;
+
+			*p = '\0';
+			path_set_below(&seen, up, &at, &n);
+			if (!n || !streq(seen.v[at].path, up)) {
+				r = path_set_add(&seen, up, 0);
+				if (r == 0)
+					r = cgroup_list_add_at(root_fd, st.st_dev, &l, up, &added);
+			}
+			*p = '/';
+		}
+		if (r < 0 || streq(roots[k], "/"))
+			break;
+		/* the root, and breadth first below it */
+		first = l.n;
+		r = cgroup_list_add_at(root_fd, st.st_dev, &l, roots[k], &added);
+		for (size_t i = first; r == 0 && added && i < l.n; i++)
+			r = scan_dir(root_fd, st.st_dev, &l, i);
+	}
+	if (r == 0)
+		r = cgroup_list_index(&l);
+	if (r < 0)
+		return r;
+	*ret = l;
+	l = (struct cgroup_list){};
+	return 0;
+}
+
+/* qsort_r() orders positions by the list's paths or ids. */
+static int by_path_cmp(const void *x, const void *y, void *userdata)
+{
+	const struct cgroup_list *l = userdata;
+
+	return strcmp(l->paths[*(const size_t *)x], l->paths[*(const size_t *)y]);
+}
+
+static int by_depth_cmp(const void *x, const void *y, void *userdata)
+{
+	const struct cgroup_list *l = userdata;
+	size_t a = path_depth(l->paths[*(const size_t *)x]), b = path_depth(l->paths[*(const size_t *)y]);
+
+	return a < b ? -1 : a > b;
+}
+
+static int by_id_cmp(const void *x, const void *y, void *userdata)
+{
+	const struct cgroup_list *l = userdata;
+	uint64_t a = l->ids[*(const size_t *)x], b = l->ids[*(const size_t *)y];
+
+	return a < b ? -1 : a > b;
+}
+
+int cgroup_list_index(struct cgroup_list *l)
+{
+	free(l->by_path);
+	free(l->by_id);
+	l->by_path = calloc(l->n + 1, sizeof(size_t));
+	l->by_id = calloc(l->n + 1, sizeof(size_t));
+	if (!l->by_path || !l->by_id)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++)
+		l->by_path[i] = l->by_id[i] = i;
+	qsort_r(l->by_path, l->n, sizeof(size_t), by_path_cmp, l);
+	qsort_r(l->by_id, l->n, sizeof(size_t), by_id_cmp, l);
+	return 0;
+}
+
+/* The position of path in the list, SIZE_MAX if it is not there. */
+static size_t cgroup_list_find(const struct cgroup_list *l, const char *path)
+{
+	size_t lo = 0, hi = l->n;
+
+	if (!l->by_path) {
+		for (size_t i = 0; i < l->n; i++)
+			if (streq(l->paths[i], path))
+				return i;
+		return SIZE_MAX;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = strcmp(l->paths[l->by_path[mid]], path);
+
+		if (r == 0)
+			return l->by_path[mid];
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
 uint64_t cgroup_list_id(const struct cgroup_list *l, const char *path)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (streq(l->paths[i], path))
-			return l->ids[i];
-	return 0;
+	size_t i = cgroup_list_find(l, path);
+
+	return i == SIZE_MAX ? 0 : l->ids[i];
 }
 
 const char *cgroup_list_path(const struct cgroup_list *l, uint64_t id)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (l->ids[i] == id)
-			return l->paths[i];
+	size_t lo = 0, hi = l->n;
+
+	if (!l->by_id) {
+		for (size_t i = 0; i < l->n; i++)
+			if (l->ids[i] == id)
+				return l->paths[i];
+		return NULL;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v = l->ids[l->by_id[mid]];
+
+		if (v == id)
+			return l->paths[l->by_id[mid]];
+		if (v < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
@@ -133,31 +294,37 @@ void cgroup_list_done(struct cgroup_list *l)
 		free(l->paths[i]);
 	free(l->paths);
 	free(l->ids);
+	free(l->by_path);
+	free(l->by_id);
 	*l = (struct cgroup_list){};
 }
 
 /* ---- sysfs ---- */
 
+/*
+ * A sysfs file of up to 8 KiB, in a buffer of its own size: thousands of
+ * nodes each keep their ops and events, so no fixed-size buffer per file.
+ */
 static char *read_small_file(const char *path)
 {
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char buf[8192];
+	size_t n = 0;
 
-	if (!f)
+	if (fd < 0)
 		return NULL;
-	buf = calloc(1, 8192);
-	if (!buf)
-		return NULL;
-	cap = 8191;
-	n = fread(buf, 1, cap, f);
-	if (n < 0) {
-		free(buf);
-		return NULL;
+	while (n < sizeof(buf) - 1) {
+		ssize_t r = read(fd, buf + n, sizeof(buf) - 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return NULL;
+		if (r == 0)
+			break;
+		n += (size_t)r;
 	}
-	buf[n] = '\0';
-	return buf;
+	return strndup(buf, n);
 }
 
 static char *read_line_file(const char *path)
@@ -243,12 +410,21 @@ static int scan_kernel(const char *sysfs, struct actual_state *a)
 	return scan_sub_scheds(a, path, 0);
 }
 
+static int kernel_sched_cmp(const void *x, const void *y)
+{
+	uint64_t a = ((const struct kernel_sched *)x)->cgid, b = ((const struct kernel_sched *)y)->cgid;
+
+	return a < b ? -1 : a > b;
+}
+
+/* a->kernel is sorted by cgid once read (actual_finish()). */
 const struct kernel_sched *actual_kernel_sched(const struct actual_state *a, uint64_t cgid)
 {
-	for (size_t i = 0; i < a->n_kernel; i++)
-		if (a->kernel[i].cgid == cgid)
-			return &a->kernel[i];
-	return NULL;
+	struct kernel_sched key = { .cgid = cgid };
+
+	if (!a->n_kernel)
+		return NULL;
+	return bsearch(&key, a->kernel, a->n_kernel, sizeof(*a->kernel), kernel_sched_cmp);
 }
 
 /* ---- records ---- */
@@ -368,18 +544,31 @@ static int read_record_file(int dir_fd, const char *name, char **ret, size_t *le
 {
 	_cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	_cleanup_free_ char *buf = NULL;
-	size_t n = 0;
+	size_t n = 0, cap;
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EBADF;
-	buf = malloc(PIN_RECORD_MAX + 1);
+	/* sized by what fstat() says, grown if the file is longer than that */
+	cap = st.st_size > 0 && st.st_size < PIN_RECORD_MAX ? (size_t)st.st_size + 1 : 4096;
+	buf = malloc(cap + 1);
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
-		ssize_t r = read(fd, buf + n, PIN_RECORD_MAX + 1 - n);
+		ssize_t r;
+
+		if (n == cap) {
+			char *v;
+
+			cap = cap * 2 > PIN_RECORD_MAX + 1 ? PIN_RECORD_MAX + 1 : cap * 2;
+			v = realloc(buf, cap + 1);
+			if (!v)
+				return -ENOMEM;
+			buf = v;
+		}
+		r = read(fd, buf + n, cap - n);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -530,12 +719,17 @@ static const char *unrecorded_pin_cgroup(const struct cgroup_list *cg, char (*na
 	return NULL;
 }
 
-static bool pin_recorded(const struct actual_state *a, const char *pin)
+static int pin_record_pin_cmp(const void *x, const void *y)
 {
-	for (size_t i = 0; i < a->n_pins; i++)
-		if (streq(a->pins[i].pin, pin))
-			return true;
-	return false;
+	return strcmp(((const struct pin_record *)x)->pin, ((const struct pin_record *)y)->pin);
+}
+
+/* Among the first n pins, sorted by pin name. */
+static bool pin_recorded(const struct actual_state *a, size_t n, const char *pin)
+{
+	struct pin_record key = { .pin = (char *)pin };
+
+	return n && bsearch(&key, a->pins, n, sizeof(*a->pins), pin_record_pin_cmp);
 }
 
 /*
@@ -550,16 +744,19 @@ static int adopt_unrecorded_pins(const struct scxd_paths *paths, const struct cg
 {
 	_cleanup_free_ char (*names)[PIN_NAME_LEN + 1] = NULL;
 	_cleanup_closedir_ DIR *d = opendir(paths->pin_dir);
+	size_t n_recorded = a->n_pins;
 	struct dirent *de;
 	int r = 0;
 
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
+	if (n_recorded)
+		qsort(a->pins, n_recorded, sizeof(*a->pins), pin_record_pin_cmp);
 	while (r == 0 && (de = readdir(d))) {
 		struct pin_record rec = { .uei_offset = SIZE_MAX };
 		const char *cgroup;
 
-		if (de->d_name[0] == '.' || pin_recorded(a, de->d_name) ||
+		if (de->d_name[0] == '.' || pin_recorded(a, n_recorded, de->d_name) ||
 		    !pin_exists(paths, de->d_name))
 			continue;
 		if (!names) {
@@ -620,11 +817,60 @@ static int push_node(struct sched_tree *t, size_t *cap, const char *cgroup,
 	return r;
 }
 
+static int path_cmp(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/*
+ * From the schedulers and pins read: which pins are live, scxd's nodes
+ * and the foreign ones, linked into a tree.
+ */
+static int actual_finish(const struct cgroup_list *cgroups, struct actual_state *a)
+{
+	_cleanup_free_ const char **ours = NULL;
+	size_t cap = 0, n_ours = 0;
+	int r;
+
+	if (a->n_kernel)
+		qsort(a->kernel, a->n_kernel, sizeof(*a->kernel), kernel_sched_cmp);
+	a->pin_live = calloc(a->n_pins + 1, sizeof(bool));
+	ours = calloc(a->n_pins + 1, sizeof(*ours));
+	if (!a->pin_live || !ours)
+		return -ENOMEM;
+
+	for (size_t i = 0; i < a->n_pins; i++) {
+		const struct pin_record *rec = &a->pins[i];
+
+		a->pin_live[i] = pin_is_live(a, rec, cgroups);
+		if (!a->pin_live[i])
+			continue;
+		ours[n_ours++] = rec->cgroup;
+		r = push_node(&a->tree, &cap, rec->cgroup, rec->scheduler, rec->tunables,
+			      rec->n_tunables, false);
+		if (r < 0)
+			return r;
+	}
+	if (n_ours)
+		qsort(ours, n_ours, sizeof(*ours), path_cmp);
+	/* Schedulers the kernel runs that scxd did not attach. */
+	for (size_t k = 0; k < a->n_kernel; k++) {
+		const char *cg = a->kernel[k].cgid == 1 ? "/" :
+				 cgroup_list_path(cgroups, a->kernel[k].cgid);
+
+		if (!cg || (n_ours && bsearch(&cg, ours, n_ours, sizeof(*ours), path_cmp)))
+			continue;
+		r = push_node(&a->tree, &cap, cg, a->kernel[k].ops, NULL, 0, true);
+		if (r < 0)
+			return r;
+	}
+	return sched_tree_link(&a->tree);
+}
+
 int actual_read(const struct scxd_paths *paths, const struct cgroup_list *cgroups,
 		struct actual_state *ret)
 {
 	_cleanup_(actual_state_done) struct actual_state a = {};
-	size_t cap = 0;
 	int r;
 
 	*ret = (struct actual_state){};
@@ -637,38 +883,160 @@ int actual_read(const struct scxd_paths *paths, const struct cgroup_list *cgroup
 	r = adopt_unrecorded_pins(paths, cgroups, &a);
 	if (r < 0)
 		return r;
-	a.pin_live = calloc(a.n_pins + 1, sizeof(bool));
-	if (!a.pin_live)
+	r = actual_finish(cgroups, &a);
+	if (r < 0)
+		return r;
+	*ret = a;
+	a = (struct actual_state){};
+	return 0;
+}
+
+/*
+ * The schedulers of the listed cgroups: the kernel nests a cgroup's
+ * scheduler under its nearest ancestor's that has one, so each one is
+ * looked for under the sysfs directory found for that ancestor, parents
+ * first. dirs[] holds, by list position, the directory found or NULL.
+ */
+static int scan_kernel_some(const char *sysfs, const struct cgroup_list *cg,
+			    struct actual_state *a)
+{
+	_cleanup_free_ size_t *order = calloc(cg->n + 1, sizeof(*order));
+	_cleanup_free_ char **dirs = calloc(cg->n + 1, sizeof(*dirs));
+	_cleanup_free_ char *state = NULL, *path = NULL;
+	int r = 0;
+
+	if (!order || !dirs || asprintf(&path, "%s/state", sysfs) < 0)
 		return -ENOMEM;
-
-	for (size_t i = 0; i < a.n_pins; i++) {
-		const struct pin_record *rec = &a.pins[i];
-
-		a.pin_live[i] = pin_is_live(&a, rec, cgroups);
-		if (!a.pin_live[i])
-			continue;
-		r = push_node(&a.tree, &cap, rec->cgroup, rec->scheduler, rec->tunables,
-			      rec->n_tunables, false);
-		if (r < 0)
-			return r;
+	state = read_line_file(path);
+	if (state && !streq(state, "enabled")) {
+		a->settling = streq(state, "enabling") || streq(state, "disabling");
+		return 0;
 	}
-	/* Schedulers the kernel runs that scxd did not attach. */
-	for (size_t k = 0; k < a.n_kernel; k++) {
-		const char *cg = a.kernel[k].cgid == 1 ? "/" :
-				 cgroup_list_path(cgroups, a.kernel[k].cgid);
-		bool ours = false;
+	for (size_t i = 0; i < cg->n; i++)
+		order[i] = i;
+	qsort_r(order, cg->n, sizeof(*order), by_depth_cmp, (void *)cg);
+	for (size_t k = 0; r == 0 && k < cg->n; k++) {
+		size_t i = order[k], up;
+		const char *parent_dir = NULL;
+		char *dir;
 
-		if (!cg)
+		if (streq(cg->paths[i], "/")) {
+			if (asprintf(&dir, "%s/root", sysfs) < 0)
+				return -ENOMEM;
+		} else {
+			_cleanup_free_ char *anc = strdup(cg->paths[i]);
+
+			if (!anc)
+				return -ENOMEM;
+			while (!parent_dir && !streq(anc, "/")) {
+				char *slash = strrchr(anc, '/');
+
+				if (slash == anc)
+					slash[1] = '\0';
+				else
+					*slash = '\0';
+				up = cgroup_list_find(cg, anc);
+				if (up != SIZE_MAX)
+					parent_dir = dirs[up];
+			}
+			if (!parent_dir)
+				continue;
+			if (asprintf(&dir, "%s/sub/sub-%" PRIu64, parent_dir, cg->ids[i]) < 0)
+				return -ENOMEM;
+		}
+		if (access(dir, F_OK) < 0) {
+			free(dir);
 			continue;
-		for (size_t i = 0; i < a.n_pins; i++)
-			ours = ours || (a.pin_live[i] && streq(a.pins[i].cgroup, cg));
-		if (ours)
-			continue;
-		r = push_node(&a.tree, &cap, cg, a.kernel[k].ops, NULL, 0, true);
-		if (r < 0)
-			return r;
+		}
+		dirs[i] = dir;
+		r = add_kernel_sched(a, streq(cg->paths[i], "/") ? 1 : cg->ids[i], dir);
 	}
-	r = sched_tree_link(&a.tree);
+	for (size_t i = 0; i < cg->n; i++)
+		free(dirs[i]);
+	return r;
+}
+
+/* The record of one cgroup, under its name or its legacy name, if there is one. */
+static int read_record_of(const struct scxd_paths *paths, int dir_fd, const char *dir,
+			  const char *cgroup, struct actual_state *a)
+{
+	_cleanup_free_ char *legacy = pin_name_legacy(cgroup);
+	char file[PIN_NAME_LEN + 8];
+	int r = 0;
+
+	if (!legacy)
+		return -ENOMEM;
+	pin_name(cgroup, file);
+	strcat(file, ".json");
+	if (faccessat(dir_fd, file, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		r = read_record(paths, dir_fd, dir, file, a);
+	if (r == 0 && faccessat(dir_fd, legacy, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		r = read_record(paths, dir_fd, dir, legacy, a);
+	return r;
+}
+
+/* Pins of the listed cgroups that have no record: adopted as adopt_unrecorded_pins() does. */
+static int adopt_unrecorded_pins_of(const struct scxd_paths *paths, const struct cgroup_list *cg,
+				    struct actual_state *a)
+{
+	size_t n_recorded = a->n_pins;
+	int r = 0;
+
+	if (n_recorded)
+		qsort(a->pins, n_recorded, sizeof(*a->pins), pin_record_pin_cmp);
+	for (size_t i = 0; r == 0 && i < cg->n; i++) {
+		_cleanup_free_ char *legacy = pin_name_legacy(cg->paths[i]);
+		char name[PIN_NAME_LEN + 1];
+		const char *pin = NULL;
+		struct pin_record rec = { .uei_offset = SIZE_MAX };
+
+		if (!legacy)
+			return -ENOMEM;
+		pin_name(cg->paths[i], name);
+		if (!pin_recorded(a, n_recorded, name) && pin_exists(paths, name))
+			pin = name;
+		else if (!pin_recorded(a, n_recorded, legacy) && pin_exists(paths, legacy))
+			pin = legacy;
+		if (!pin)
+			continue;
+		rec.cgid = streq(cg->paths[i], "/") ? 1 : cg->ids[i];
+		rec.cgroup = strdup(cg->paths[i]);
+		rec.scheduler = strdup("(unrecorded)");
+		rec.pin = strdup(pin);
+		if (!rec.cgroup || !rec.scheduler || !rec.pin) {
+			pin_record_done(&rec);
+			return -ENOMEM;
+		}
+		r = add_pin(a, &rec);
+	}
+	return r;
+}
+
+int actual_read_some(const struct scxd_paths *paths, const struct cgroup_list *cgroups,
+		     const char *const *gone, size_t n_gone, struct actual_state *ret)
+{
+	_cleanup_(actual_state_done) struct actual_state a = {};
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
+	int r;
+
+	*ret = (struct actual_state){};
+	r = scan_kernel_some(paths->sysfs, cgroups, &a);
+	if (r < 0)
+		return r;
+	if (nodes_dir(paths, &dir) < 0)
+		return -ENOMEM;
+	d = opendir(dir);
+	if (!d && errno != ENOENT)
+		return -errno;
+	for (size_t i = 0; d && r == 0 && i < cgroups->n; i++)
+		r = read_record_of(paths, dirfd(d), dir, cgroups->paths[i], &a);
+	for (size_t i = 0; d && r == 0 && i < n_gone; i++)
+		r = read_record_of(paths, dirfd(d), dir, gone[i], &a);
+	if (r == 0)
+		r = adopt_unrecorded_pins_of(paths, cgroups, &a);
+	if (r == 0)
+		r = actual_finish(cgroups, &a);
 	if (r < 0)
 		return r;
 	*ret = a;

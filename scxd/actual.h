@@ -27,9 +27,19 @@ struct cgroup_list {
 	char **paths;		/* "/", "/a", ... relative to the cgroup root */
 	uint64_t *ids;		/* cgroup ids (inode numbers) */
 	size_t n;
+	size_t *by_path, *by_id;	/* positions sorted, for lookups; NULL: scan */
 };
 
 int cgroup_scan(const char *root, struct cgroup_list *ret);
+/*
+ * cgroup_scan() of a part of the tree: the subtrees of roots (those that
+ * exist) and every ancestor of a root, which decide where the subtrees'
+ * schedulers nest. For a reconcile scoped to what events named.
+ */
+int cgroup_scan_some(const char *root, const char *const *roots, size_t n_roots,
+		     struct cgroup_list *ret);
+/* Sort the lookup indices (cgroup_scan() does); lists built by hand may skip it. */
+int cgroup_list_index(struct cgroup_list *l);
 uint64_t cgroup_list_id(const struct cgroup_list *l, const char *path);
 const char *cgroup_list_path(const struct cgroup_list *l, uint64_t id);
 void cgroup_list_done(struct cgroup_list *l);
@@ -56,6 +66,14 @@ struct actual_state {
 
 int actual_read(const struct scxd_paths *paths, const struct cgroup_list *cgroups,
 		struct actual_state *ret);
+/*
+ * actual_read() for the cgroups of a cgroup_scan_some() list only: their
+ * schedulers in sysfs (found along their ancestors' sysfs directories),
+ * their records and pins (by name), and the records of 'gone' cgroups,
+ * which had a scheduler and no longer exist. Strays are not looked for.
+ */
+int actual_read_some(const struct scxd_paths *paths, const struct cgroup_list *cgroups,
+		     const char *const *gone, size_t n_gone, struct actual_state *ret);
 void actual_state_done(struct actual_state *a);
 const struct kernel_sched *actual_kernel_sched(const struct actual_state *a, uint64_t cgid);
 

@@ -10,6 +10,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@
  * errors joined on one line, and of a verifier log only its first line
  * (which says what went wrong); the whole log goes to debug output.
  */
-static char libbpf_tail[1024];
+static __thread char libbpf_tail[1024];	/* per thread: loads run in parallel */
 
 static void tail_append(const char *s, size_t n)
 {
@@ -316,34 +317,46 @@ static int pin_link(const struct scxd_paths *paths, const char *cgroup, struct b
 	return 0;
 }
 
-int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
-		 uint64_t cgid, char **reason)
+int apply_load(const struct scxd_paths *paths, const struct sched_node *node, uint64_t cgid,
+	       struct apply_object *ret, char **reason)
 {
 	_cleanup_(apply_object_donep) struct apply_object o = { .uei_offset = SIZE_MAX };
 	_cleanup_free_ char *obj_path = NULL;
-	const char *prog_name;
-	struct pin_record rec;
-	struct bpf_link *link;
 	int r;
 
+	*ret = (struct apply_object){ .uei_offset = SIZE_MAX };
 	if (asprintf(&obj_path, "%s/%s.bpf.o", paths->sched_dir, node->scheduler) < 0)
 		return -ENOMEM;
 	r = apply_open(obj_path, node, cgid, &o, reason);
 	if (r < 0)
 		return r;
-
 	r = bpf_object__load(o.obj);
 	if (r < 0)
 		return fail(r, reason, "loading %s failed: %s", obj_path, strerror(-r));
-	r = prog_assoc_struct_ops(o.obj, o.st, &prog_name);
+	*ret = o;
+	o = (struct apply_object){};
+	return 0;
+}
+
+int apply_commit(const struct scxd_paths *paths, const struct sched_node *node, uint64_t cgid,
+		 struct apply_object *o, char **reason)
+{
+	const char *prog_name;
+	struct pin_record rec;
+	struct bpf_link *link;
+	int r;
+
+	*reason = NULL;
+	libbpf_tail[0] = '\0';
+	r = prog_assoc_struct_ops(o->obj, o->st, &prog_name);
 	if (r < 0)
 		return fail(r, reason, "cannot associate program %s of %s with its scheduler: %s",
 			    prog_name, node->scheduler, strerror(-r));
-	link = bpf_map__attach_struct_ops(o.st);
+	link = bpf_map__attach_struct_ops(o->st);
 	if (!link)
 		return fail(-errno, reason, "kernel refused to attach %s: %s", node->scheduler,
 			    strerror(errno));
-	r = pin_link(paths, node->cgroup, link, &o, reason);
+	r = pin_link(paths, node->cgroup, link, o, reason);
 	if (r < 0) {
 		bpf_link__destroy(link); /* detaches: nothing unpinned stays behind */
 		return r;
@@ -356,14 +369,92 @@ int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
 	bpf_link__destroy(link);
 
 	rec = (struct pin_record){
-		.cgroup = node->cgroup, .scheduler = node->scheduler, .ops = o.ops_name,
-		.cgid = cgid, .uei_offset = o.uei_offset,
+		.cgroup = node->cgroup, .scheduler = node->scheduler, .ops = o->ops_name,
+		.cgid = cgid, .uei_offset = o->uei_offset,
 		.tunables = node->tunables, .n_tunables = node->n_tunables,
 	};
 	r = pin_record_write(paths, &rec);
 	if (r < 0)
 		return fail(r, reason, "attached, but cannot record it in %s: %s",
 			    paths->state_dir, strerror(-r));
+	return 0;
+}
+
+int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
+		 uint64_t cgid, char **reason)
+{
+	_cleanup_(apply_object_donep) struct apply_object o = { .uei_offset = SIZE_MAX };
+	int r;
+
+	r = apply_load(paths, node, cgid, &o, reason);
+	if (r < 0)
+		return r;
+	return apply_commit(paths, node, cgid, &o, reason);
+}
+
+/* ---- loading several objects at once ---- */
+
+struct load_pool {
+	const struct scxd_paths *paths;
+	struct apply_load_job *jobs;
+	size_t n;
+	size_t next;			/* the next job to take, under lock */
+	pthread_mutex_t lock;
+};
+
+static struct apply_load_job *load_pool_take(struct load_pool *p)
+{
+	struct apply_load_job *job = NULL;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->next < p->n)
+		job = &p->jobs[p->next++];
+	pthread_mutex_unlock(&p->lock);
+	return job;
+}
+
+static void load_job_run(struct load_pool *p, struct apply_load_job *job)
+{
+	job->r = apply_load(p->paths, job->node, job->cgid, &job->obj, &job->reason);
+}
+
+static void *load_worker(void *userdata)
+{
+	struct load_pool *p = userdata;
+	struct apply_load_job *job;
+
+	while ((job = load_pool_take(p)))
+		load_job_run(p, job);
+	return NULL;
+}
+
+int apply_load_many(const struct scxd_paths *paths, struct apply_load_job *jobs, size_t n,
+		    unsigned workers, void (*tick)(void *), void *userdata)
+{
+	struct load_pool p = { .paths = paths, .jobs = jobs, .n = n,
+			       .lock = PTHREAD_MUTEX_INITIALIZER };
+	pthread_t threads[APPLY_LOAD_WORKERS_MAX];
+	unsigned started = 0;
+	struct apply_load_job *job;
+
+	/* libbpf's print hook is global: set it before anyone loads */
+	libbpf_set_print(libbpf_capture);
+	for (size_t i = 0; i < n; i++)
+		jobs[i].obj = (struct apply_object){ .uei_offset = SIZE_MAX };
+	if (workers > APPLY_LOAD_WORKERS_MAX)
+		workers = APPLY_LOAD_WORKERS_MAX;
+	/* the caller's thread is one of the workers, and ticks between its jobs */
+	for (; started + 1 < workers && started + 1 < n; started++)
+		if (pthread_create(&threads[started], NULL, load_worker, &p) != 0)
+			break;
+	while ((job = load_pool_take(&p))) {
+		load_job_run(&p, job);
+		if (tick)
+			tick(userdata);
+	}
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	pthread_mutex_destroy(&p.lock);
 	return 0;
 }
 

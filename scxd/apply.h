@@ -40,10 +40,40 @@ void apply_object_done(struct apply_object *o);
 /*
  * Attach node on the cgroup with id cgid (1 for the root). On failure
  * returns -errno and *reason (allocated) says what libbpf or the kernel
- * said.
+ * said. apply_load() + apply_commit().
  */
 int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
 		 uint64_t cgid, char **reason);
+
+/*
+ * The two halves of an attach. apply_load() opens, configures and loads
+ * (the kernel verifies) node's object; it touches nothing shared, so
+ * several run at once. apply_commit() attaches what was loaded, pins the
+ * link and writes the record: in plan order, parents first.
+ */
+int apply_load(const struct scxd_paths *paths, const struct sched_node *node, uint64_t cgid,
+	       struct apply_object *ret, char **reason);
+int apply_commit(const struct scxd_paths *paths, const struct sched_node *node, uint64_t cgid,
+		 struct apply_object *o, char **reason);
+
+#define APPLY_LOAD_WORKERS_MAX 16
+
+/* One apply_load() of apply_load_many(): in node and cgid, out obj, r and reason. */
+struct apply_load_job {
+	const struct sched_node *node;
+	uint64_t cgid;
+	struct apply_object obj;
+	int r;
+	char *reason;
+};
+
+/*
+ * apply_load() every job, up to 'workers' at a time (threads, the
+ * caller's among them; it calls tick between its jobs, to ping the
+ * watchdog). Each job's outcome is in its r and reason.
+ */
+int apply_load_many(const struct scxd_paths *paths, struct apply_load_job *jobs, size_t n,
+		    unsigned workers, void (*tick)(void *), void *userdata);
 
 /* Unpin and detach what scxd attached on cgroup. */
 int apply_detach(const struct scxd_paths *paths, const char *cgroup);

@@ -149,48 +149,58 @@ static int add_note(struct desired_result *r, const char *cgroup, const char *me
 
 /*
  * Drop nodes that cannot be attached where they ended up: under a parent
- * that cannot host children, or deeper than the kernel allows. Their
- * children are re-parented by the next sched_tree_link().
+ * that cannot host children, or deeper than the kernel allows. One pass,
+ * parents first: a dropped node's children move up to its own parent
+ * (up[]), as the kernel would nest them, before they are looked at.
  */
-static int prune(const struct policy *p, struct desired_result *r, bool *changed)
+static int prune(const struct policy *p, struct desired_result *r)
 {
 	struct sched_tree *t = &r->tree;
+	_cleanup_free_ size_t *up = calloc(t->n + 1, sizeof(*up));
+	_cleanup_free_ size_t *depth = calloc(t->n + 1, sizeof(*depth));
+	_cleanup_free_ bool *dropped = calloc(t->n + 1, sizeof(*dropped));
+	size_t kept = 0;
 	char msg[512];
 
-	*changed = false;
+	if (!up || !depth || !dropped)
+		return -ENOMEM;
 	for (size_t i = 0; i < t->n; i++) {
-		struct sched_node *n = &t->nodes[i];
-		const struct policy_entry *pe = NULL;
+		const struct sched_node *n = &t->nodes[i];
+		size_t parent = n->parent;
 		const char *why = NULL;
 
-		if (n->parent != NODE_NO_PARENT) {
-			pe = &p->entries[t->nodes[n->parent].entry_index];
-			if (!pe->can_host_children)
-				why = "cannot host children";
-		}
-		if (!why && n->depth > SCX_SUB_MAX_DEPTH)
+		if (parent != NODE_NO_PARENT && dropped[parent])
+			parent = up[parent];
+		up[i] = parent;
+		depth[i] = parent == NODE_NO_PARENT ? 1 : depth[parent] + 1;
+		if (parent != NODE_NO_PARENT &&
+		    !p->entries[t->nodes[parent].entry_index].can_host_children)
+			why = "cannot host children";
+		if (!why && depth[i] > SCX_SUB_MAX_DEPTH)
 			why = "is already nested as deep as the kernel allows";
 		if (!why)
 			continue;
 		snprintf(msg, sizeof(msg), "%s: not attached, its parent %s (%s) %s",
 			 policy_entry_name(&p->entries[n->entry_index]),
-			 t->nodes[n->parent].cgroup, t->nodes[n->parent].scheduler, why);
+			 t->nodes[parent].cgroup, t->nodes[parent].scheduler, why);
 		if (add_note(r, n->cgroup, msg) < 0)
 			return -ENOMEM;
-		sched_node_done(n);
-		memmove(n, n + 1, (t->n - i - 1) * sizeof(*n));
-		t->n--;
-		*changed = true;
-		return 0; /* relink before looking further */
+		dropped[i] = true;
 	}
-	return 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (dropped[i])
+			sched_node_done(&t->nodes[i]);
+		else
+			t->nodes[kept++] = t->nodes[i];
+	}
+	t->n = kept;
+	return sched_tree_link(t);
 }
 
 int desired_build(const struct policy *p, const char *const *cgroups, size_t n_cgroups,
 		  const struct desired_opts *opts, struct desired_result *ret)
 {
 	_cleanup_(desired_result_done) struct desired_result r = {};
-	bool changed = true;
 	int err;
 
 	*ret = (struct desired_result){};
@@ -223,14 +233,12 @@ int desired_build(const struct policy *p, const char *const *cgroups, size_t n_c
 		if (err < 0)
 			return err;
 	}
-	while (changed) {
-		err = sched_tree_link(&r.tree);
-		if (err < 0)
-			return err;
-		err = prune(p, &r, &changed);
-		if (err < 0)
-			return err;
-	}
+	err = sched_tree_link(&r.tree);
+	if (err < 0)
+		return err;
+	err = prune(p, &r);
+	if (err < 0)
+		return err;
 	*ret = r;
 	r = (struct desired_result){};
 	return 0;

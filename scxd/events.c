@@ -3,6 +3,7 @@
  * Kernel uevents and the debounce of event bursts (see events.h).
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -62,6 +63,20 @@ bool uevent_is_sched_ext(const struct uevent *ev)
 
 	return strncmp(ev->devpath, prefix, n) == 0 &&
 	       (ev->devpath[n] == '\0' || ev->devpath[n] == '/');
+}
+
+uint64_t uevent_sub_cgid(const struct uevent *ev)
+{
+	const char *last = strrchr(ev->devpath, '/');
+	char *end = NULL;
+	uint64_t id;
+
+	if (!uevent_is_sched_ext(ev) || !last || !startswith(last, "/sub-") ||
+	    !isdigit((unsigned char)last[5]))
+		return 0;
+	errno = 0;
+	id = strtoull(last + 5, &end, 10);
+	return errno || *end ? 0 : id;
 }
 
 enum uevent_verdict uevent_classify(ssize_t n, int err, const struct sockaddr_nl *from,

@@ -34,6 +34,13 @@ int uevent_parse(const char *buf, size_t len, struct uevent *ret);
 /* Whether it is about sched_ext's sysfs tree (/sys/kernel/sched_ext...). */
 bool uevent_is_sched_ext(const struct uevent *ev);
 
+/*
+ * The cgroup id of the sub-scheduler a sched_ext uevent is about: its
+ * devpath's last component is "sub-<id>" (".../root/sub/sub-77" → 77). 0
+ * for the root, the tree itself, or anything else.
+ */
+uint64_t uevent_sub_cgid(const struct uevent *ev);
+
 enum uevent_verdict {
 	UEVENT_IGNORE,		/* not about sched_ext, or nothing more to read */
 	UEVENT_RECONCILE,	/* a scheduler was enabled or went */

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define FILE_POLICY_MAX (4u << 20)	/* a policy or drop-in file */
+#define FILE_POLICY_MAX (16u << 20)	/* a policy or drop-in file: room for 100 000 entries */
 #define FILE_OBJECT_MAX (64u << 20)	/* a scheduler object */
 
 enum {

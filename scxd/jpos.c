@@ -268,6 +268,38 @@ static bool walk_value(struct walker *w, unsigned depth)
 	}
 }
 
+/*
+ * By pointer; a pointer recorded twice (duplicate keys in text jansson
+ * rejected anyway) keeps its first place first.
+ */
+static int jpos_entry_cmp(const void *x, const void *y)
+{
+	const struct jpos_entry *a = x, *b = y;
+	int r = strcmp(a->pointer, b->pointer);
+
+	if (r)
+		return r;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return a->column < b->column ? -1 : a->column > b->column;
+}
+
+/* The first entry for pointer, NULL if none. */
+static const struct jpos_entry *jpos_find(const struct jpos_index *idx, const char *pointer)
+{
+	size_t lo = 0, hi = idx->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(idx->entries[mid].pointer, pointer) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < idx->n && streq(idx->entries[lo].pointer, pointer) ? &idx->entries[lo] : NULL;
+}
+
 int jpos_index_build(struct jpos_index *idx, const char *text, size_t len)
 {
 	struct walker w = { .s = text, .len = len, .line = 1, .idx = idx };
@@ -275,6 +307,9 @@ int jpos_index_build(struct jpos_index *idx, const char *text, size_t len)
 	*idx = (struct jpos_index){};
 	walk_value(&w, 0);
 	free(w.ptr);
+	/* by pointer for jpos_lookup()'s binary search */
+	if (idx->n)
+		qsort(idx->entries, idx->n, sizeof(*idx->entries), jpos_entry_cmp);
 	return w.error;
 }
 
@@ -286,12 +321,13 @@ void jpos_lookup(const struct jpos_index *idx, const char *pointer,
 	*line = 1;
 	*column = 1;
 	while (p) {
-		for (size_t i = 0; i < idx->n; i++)
-			if (streq(idx->entries[i].pointer, p)) {
-				*line = idx->entries[i].line;
-				*column = idx->entries[i].column;
-				return;
-			}
+		const struct jpos_entry *e = jpos_find(idx, p);
+
+		if (e) {
+			*line = e->line;
+			*column = e->column;
+			return;
+		}
 		char *slash = strrchr(p, '/');
 		char *hash = strrchr(p, '#');
 

@@ -186,11 +186,48 @@ int pattern_specificity_cmp(const char *a, const char *b)
  * whether a's suffix from i and b's suffix from j overlap; the table is
  * filled from the ends backwards.
  */
+/*
+ * Whether the fixed ends of two glob components (what comes before the
+ * first '*' and after the last one) clash: a character that differs where
+ * neither has '?'. Any common match would have to start and end with
+ * both, so a clash rules an overlap out without the table below.
+ */
+static bool ends_clash(struct component a, struct component b)
+{
+	size_t pa = strcspn(a.s, "*"), pb = strcspn(b.s, "*");
+	size_t sa = 0, sb = 0;
+
+	pa = pa < a.len ? pa : a.len;
+	pb = pb < b.len ? pb : b.len;
+	for (size_t i = 0; i < pa && i < pb; i++)
+		if (a.s[i] != b.s[i] && a.s[i] != '?' && b.s[i] != '?')
+			return true;
+	while (sa < a.len && a.s[a.len - 1 - sa] != '*')
+		sa++;
+	while (sb < b.len && b.s[b.len - 1 - sb] != '*')
+		sb++;
+	for (size_t i = 0; i < sa && i < sb; i++) {
+		char x = a.s[a.len - 1 - i], y = b.s[b.len - 1 - i];
+
+		if (x != y && x != '?' && y != '?')
+			return true;
+	}
+	/* without a '*' a component matches names of its own length only */
+	if ((pa == a.len && pb == b.len && a.len != b.len) ||
+	    (pa == a.len && pb < b.len && a.len < pb + sb) ||
+	    (pb == b.len && pa < a.len && b.len < pa + sa))
+		return true;
+	return false;
+}
+
 static bool component_overlap(struct component a, struct component b)
 {
 	size_t w = b.len + 1;
-	_cleanup_free_ bool *ov = calloc((a.len + 1) * w, sizeof(bool));
+	_cleanup_free_ bool *ov = NULL;
 
+	if (ends_clash(a, b))
+		return false;
+	ov = calloc((a.len + 1) * w, sizeof(bool));
 	if (!ov)
 		return true; /* Out of memory: claim overlap, the safe answer. */
 
@@ -216,6 +253,21 @@ static bool component_overlap(struct component a, struct component b)
 		}
 	}
 	return ov[0];
+}
+
+bool pattern_component_match(const char *pat, size_t pat_len, const char *name, size_t name_len)
+{
+	return component_match((struct component){ pat, pat_len }, (struct component){ name, name_len });
+}
+
+bool pattern_component_overlap(const char *a, size_t a_len, const char *b, size_t b_len)
+{
+	return component_overlap((struct component){ a, a_len }, (struct component){ b, b_len });
+}
+
+bool pattern_component_is_literal(const char *c, size_t len)
+{
+	return !memchr(c, '*', len) && !memchr(c, '?', len);
 }
 
 bool pattern_prefix_overlap(const char *ancestor, const char *descendant)

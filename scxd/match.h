@@ -41,6 +41,15 @@ bool pattern_overlap(const char *a, const char *b);
 bool pattern_prefix_overlap(const char *ancestor, const char *descendant);
 
 /*
+ * One component against another, given as (pointer, length): whether the
+ * glob 'pat' matches the name, whether two globs can match a common name,
+ * whether a component holds no glob. For the pattern index.
+ */
+bool pattern_component_match(const char *pat, size_t pat_len, const char *name, size_t name_len);
+bool pattern_component_overlap(const char *a, size_t a_len, const char *b, size_t b_len);
+bool pattern_component_is_literal(const char *c, size_t len);
+
+/*
  * systemd unit names (globs allowed) → cgroup patterns, the way systemd
  * lays units out: a slice's place follows from its name, by dashes
  * ("a-b-c.slice" is /a.slice/a-b.slice/a-b-c.slice, "-.slice" is "/"); a

@@ -47,16 +47,18 @@ static int push(struct plan *p, enum plan_op op, enum plan_reason reason,
 
 /*
  * The topmost foreign node in actual at or above cgroup that blocks it:
- * one the policy does not want as it is (see plan.h). Actual is sorted
- * parents first, so the first match is the topmost.
+ * one the policy does not want as it is (see plan.h). Only the foreign
+ * nodes are looked at (foreign[], in actual's parents-first order), so
+ * the first match is the topmost.
  */
 static const struct sched_node *blocker_of(const struct sched_tree *desired,
-					   const struct sched_tree *actual, const char *cgroup)
+					   const struct sched_node *const *foreign, size_t n_foreign,
+					   const char *cgroup)
 {
-	for (size_t i = 0; i < actual->n; i++) {
-		const struct sched_node *a = &actual->nodes[i], *d;
+	for (size_t i = 0; i < n_foreign; i++) {
+		const struct sched_node *a = foreign[i], *d;
 
-		if (!a->foreign || !cgroup_is_below(cgroup, a->cgroup))
+		if (!cgroup_is_below(cgroup, a->cgroup))
 			continue;
 		d = sched_tree_find(desired, a->cgroup);
 		if (!d || !sched_node_same_config(a, d))
@@ -91,24 +93,29 @@ static int find_resets(const struct sched_tree *desired, const struct sched_tree
 		       struct plan *p, const char ***resets, size_t *n_resets)
 {
 	_cleanup_free_ const char **v = calloc(desired->n + actual->n + 1, sizeof(*v));
-	size_t n = 0;
+	_cleanup_free_ const struct sched_node **foreign = calloc(actual->n + 1, sizeof(*foreign));
+	size_t n = 0, n_foreign = 0;
 	int r;
 
-	if (!v)
+	if (!v || !foreign)
 		return -ENOMEM;
+	for (size_t i = 0; i < actual->n; i++)
+		if (actual->nodes[i].foreign)
+			foreign[n_foreign++] = &actual->nodes[i];
 	for (size_t i = 0; i < actual->n; i++) {
 		const struct sched_node *a = &actual->nodes[i];
 		const struct sched_node *d = sched_tree_find(desired, a->cgroup);
 
 		if (a->foreign)
 			continue;
-		if (!d || (!sched_node_same_config(a, d) && !blocker_of(desired, actual, a->cgroup)))
+		if (!d || (!sched_node_same_config(a, d) &&
+			   !blocker_of(desired, foreign, n_foreign, a->cgroup)))
 			v[n++] = a->cgroup;
 	}
 	for (size_t i = 0; i < desired->n; i++) {
 		const struct sched_node *d = &desired->nodes[i];
 		const struct sched_node *a = sched_tree_find(actual, d->cgroup);
-		const struct sched_node *by = blocker_of(desired, actual, d->cgroup);
+		const struct sched_node *by = blocker_of(desired, foreign, n_foreign, d->cgroup);
 
 		if (by) {
 			r = push_blocked(p, d, by);

@@ -472,31 +472,147 @@ static bool same_target(const struct policy_entry *a, const struct policy_entry 
 }
 
 /*
- * Duplicates and ties between equally specific, overlapping patterns.
- * Entries that match at any depth are compared among themselves only: a
- * pattern that says where a cgroup is wins over one that does not.
+ * What two entries must share to be duplicates or to tie: whether they
+ * match at any depth, and per component either its literal text or, for
+ * a glob, its rank (stars and literal characters). Equally specific
+ * patterns rank equal component by component, and literal components
+ * overlap only when they are equal, so entries with different keys
+ * neither tie nor share a pattern.
  */
-static void check_ties(struct parse_ctx *ctx, struct policy_entry **v, size_t n)
+static char *tie_key(const struct policy_entry *e)
+{
+	const char *p = e->pattern;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fputc(e->any_depth ? 'A' : 'P', f);
+	while (*p) {
+		size_t n, stars = 0, chars = 0;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		if (pattern_component_is_literal(p, n)) {
+			fprintf(f, "/L%.*s", (int)n, p);
+		} else {
+			for (size_t i = 0; i < n; i++) {
+				stars += p[i] == '*';
+				chars += p[i] != '*' && p[i] != '?';
+			}
+			fprintf(f, "/G%zu,%zu", stars, chars);
+		}
+		p += n;
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+struct tie_item {
+	char *key;
+	size_t pos;	/* in the entries checked */
+};
+
+struct tie_items {
+	struct tie_item *v;
+	size_t n;
+};
+
+static void tie_items_done(struct tie_items *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].key);
+	free(t->v);
+}
+
+static int tie_item_cmp(const void *x, const void *y)
+{
+	const struct tie_item *a = x, *b = y;
+	int r = strcmp(a->key, b->key);
+
+	if (r)
+		return r;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* What check_ties() found for one entry: the first earlier entry it clashes with. */
+struct tie_found {
+	size_t with;		/* SIZE_MAX: none */
+	bool same;		/* the same pattern, not a tie */
+};
+
+/* Within one group of equal keys, in their order: the first clash of each. */
+static void find_ties(struct policy_entry **v, const struct tie_item *g, size_t n,
+		      struct tie_found *found)
 {
 	for (size_t j = 0; j < n; j++)
 		for (size_t i = 0; i < j; i++) {
-			const struct policy_entry *a = v[i], *b = v[j];
+			const struct policy_entry *a = v[g[i].pos], *b = v[g[j].pos];
 
-			if (a->components != b->components || a->any_depth != b->any_depth)
-				continue;
 			if (same_target(a, b)) {
-				report_at_target(ctx, b, "%s: same cgroup pattern as %s",
-						 policy_entry_name(b), other_entry(b, a));
+				found[g[j].pos] = (struct tie_found){ g[i].pos, true };
 				break;
 			}
 			if (pattern_specificity_cmp(a->pattern, b->pattern) == 0 &&
 			    pattern_overlap(a->pattern, b->pattern)) {
-				report_at_target(ctx, b,
-						 "%s: ties with %s: equally specific and both can match the same cgroup",
-						 policy_entry_name(b), other_entry(b, a));
+				found[g[j].pos] = (struct tie_found){ g[i].pos, false };
 				break;
 			}
 		}
+}
+
+/*
+ * Duplicates and ties between equally specific, overlapping patterns.
+ * Entries that match at any depth are compared among themselves only: a
+ * pattern that says where a cgroup is wins over one that does not. Only
+ * entries with the same tie_key() are compared, so a policy of distinct
+ * literal paths costs a sort, not every pair.
+ */
+static void check_ties(struct parse_ctx *ctx, struct policy_entry **v, size_t n)
+{
+	_cleanup_(tie_items_done) struct tie_items t = { calloc(n ?: 1, sizeof(*t.v)) };
+	_cleanup_free_ struct tie_found *found = calloc(n ?: 1, sizeof(*found));
+	struct tie_item *items = t.v;
+
+	if (!items || !found) {
+		ctx->error = -ENOMEM;
+		return;
+	}
+	for (; t.n < n; t.n++) {
+		items[t.n] = (struct tie_item){ tie_key(v[t.n]), t.n };
+		found[t.n].with = SIZE_MAX;
+		if (!items[t.n].key) {
+			ctx->error = -ENOMEM;
+			return;
+		}
+	}
+	qsort(items, n, sizeof(*items), tie_item_cmp);
+	for (size_t i = 0, end; i < n; i = end) {
+		for (end = i + 1; end < n && streq(items[i].key, items[end].key); end++)
+			;
+		find_ties(v, &items[i], end - i, found);
+	}
+	for (size_t j = 0; j < n; j++) {
+		const struct policy_entry *b = v[j], *a;
+
+		if (found[j].with == SIZE_MAX)
+			continue;
+		a = v[found[j].with];
+		if (found[j].same)
+			report_at_target(ctx, b, "%s: same cgroup pattern as %s",
+					 policy_entry_name(b), other_entry(b, a));
+		else
+			report_at_target(ctx, b,
+					 "%s: ties with %s: equally specific and both can match the same cgroup",
+					 policy_entry_name(b), other_entry(b, a));
+	}
 }
 
 static int entry_components_cmp(const void *a, const void *b)
@@ -509,14 +625,53 @@ static int entry_components_cmp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* The entries of check_nesting() an entry may nest under, as found by the index. */
+struct nesting_walk {
+	struct policy_entry **v;
+	const size_t *depth;
+	size_t deepest;		/* of the candidates, SIZE_MAX if none */
+	size_t no_children;	/* the first that cannot host children, SIZE_MAX if none */
+};
+
+static int nesting_candidate(size_t i, void *userdata)
+{
+	struct nesting_walk *w = userdata;
+
+	/* v is sorted: the lowest position is the one the pairwise loop met first */
+	if (!w->v[i]->can_host_children && (w->no_children == SIZE_MAX || i < w->no_children))
+		w->no_children = i;
+	if (w->deepest == SIZE_MAX || w->depth[i] > w->depth[w->deepest] ||
+	    (w->depth[i] == w->depth[w->deepest] && i < w->deepest))
+		w->deepest = i;
+	return 0;
+}
+
+/* An index of the entries that say where they nest (not any-depth), by position in v. */
+static int nesting_index(struct policy_entry **v, size_t n, struct pattern_index **ret)
+{
+	_cleanup_(pattern_index_freep) struct pattern_index *x = NULL;
+	int r = pattern_index_new(&x);
+
+	for (size_t i = 0; r == 0 && i < n; i++)
+		if (!v[i]->any_depth)
+			r = pattern_index_add(x, v[i]->pattern, false, i);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(x);
+	return 0;
+}
+
 /*
  * Nesting: an entry A with fewer components whose pattern can match an
  * ancestor of B's cgroups may end up as B's parent, so it must host
  * children; the longest such chain must not exceed SCX_SUB_MAX_DEPTH.
+ * Entries are taken by number of components, so every A is done before
+ * its Bs; the As of one B come from the pattern index.
  */
 static void check_nesting(struct parse_ctx *ctx, struct policy_entry **v, size_t n)
 {
 	_cleanup_free_ size_t *depth = calloc(n ?: 1, sizeof(size_t));
+	_cleanup_(pattern_index_freep) struct pattern_index *x = NULL;
 	bool have_root = false, root_reported = false;
 
 	if (!depth) {
@@ -524,10 +679,13 @@ static void check_nesting(struct parse_ctx *ctx, struct policy_entry **v, size_t
 		return;
 	}
 	qsort(v, n, sizeof(*v), entry_components_cmp);
+	if (nesting_index(v, n, &x) < 0) {
+		ctx->error = -ENOMEM;
+		return;
+	}
 	for (size_t j = 0; j < n; j++) {
 		struct policy_entry *b = v[j];
-		const struct policy_entry *via = NULL;
-		bool reported = false;
+		struct nesting_walk w = { v, depth, SIZE_MAX, SIZE_MAX };
 
 		depth[j] = 1;
 		if (b->components == 0 && !b->any_depth) {
@@ -542,27 +700,21 @@ static void check_nesting(struct parse_ctx *ctx, struct policy_entry **v, size_t
 		/* where an any-depth entry nests is known only per cgroup (desired.c) */
 		if (b->any_depth)
 			continue;
-		for (size_t i = 0; i < j; i++) {
-			const struct policy_entry *a = v[i];
-
-			if (a->any_depth || a->components >= b->components ||
-			    !pattern_prefix_overlap(a->pattern, b->pattern))
-				continue;
-			if (!a->can_host_children && !reported) {
-				report_at_target(ctx, b,
-						 "%s: would be nested under %s whose scheduler \"%s\" cannot host children",
-						 policy_entry_name(b), other_entry(b, a), a->scheduler);
-				reported = true;
-			}
-			if (depth[i] + 1 > depth[j]) {
-				depth[j] = depth[i] + 1;
-				via = a;
-			}
+		if (pattern_index_prefix_overlaps(x, b->pattern, nesting_candidate, &w) < 0) {
+			ctx->error = -ENOMEM;
+			return;
 		}
+		if (w.no_children != SIZE_MAX)
+			report_at_target(ctx, b,
+					 "%s: would be nested under %s whose scheduler \"%s\" cannot host children",
+					 policy_entry_name(b), other_entry(b, v[w.no_children]),
+					 v[w.no_children]->scheduler);
+		if (w.deepest != SIZE_MAX)
+			depth[j] = depth[w.deepest] + 1;
 		if (depth[j] > SCX_SUB_MAX_DEPTH)
 			report_at_target(ctx, b,
 					 "%s: would nest %zu schedulers deep (root included, parent %s); the kernel allows %d",
-					 policy_entry_name(b), depth[j], other_entry(b, via),
+					 policy_entry_name(b), depth[j], other_entry(b, v[w.deepest]),
 					 SCX_SUB_MAX_DEPTH);
 	}
 }
@@ -707,6 +859,19 @@ static void policy_entry_done(struct policy_entry *e)
 	*e = (struct policy_entry){};
 }
 
+/* The index policy_match() looks entries up in. */
+static int policy_index(struct policy *p)
+{
+	int r;
+
+	pattern_index_free(p->index);
+	p->index = NULL;
+	r = pattern_index_new(&p->index);
+	for (size_t i = 0; r == 0 && i < p->n_entries; i++)
+		r = pattern_index_add(p->index, p->entries[i].pattern, p->entries[i].any_depth, i);
+	return r;
+}
+
 /* Keep the entries that survived, in order, renumbered. */
 static int policy_keep(struct policy *p, struct policy_entry **valid, size_t n_valid,
 		       const bool *replaced, size_t n_left)
@@ -732,7 +897,7 @@ static int policy_keep(struct policy *p, struct policy_entry **valid, size_t n_v
 	for (size_t i = 0; i < k; i++)
 		if (kept[i].components == 0 && !kept[i].any_depth)
 			p->root = &kept[i];
-	return 0;
+	return policy_index(p);
 }
 
 /* The policy's own copies of the file names, the main file first. */
@@ -1016,29 +1181,36 @@ static bool entry_wins(const struct policy_entry *a, const struct policy_entry *
 	return pattern_specificity_cmp(a->pattern, b->pattern) > 0;
 }
 
+struct match_state {
+	const struct policy *p;
+	const struct policy_entry *best;
+};
+
+static int match_candidate(size_t id, void *userdata)
+{
+	struct match_state *m = userdata;
+	const struct policy_entry *e = &m->p->entries[id];
+
+	/* the old linear order: on a tie the entry listed first stays */
+	if (!m->best || entry_wins(e, m->best) ||
+	    (!entry_wins(m->best, e) && e->index < m->best->index))
+		m->best = e;
+	return 0;
+}
+
 const struct policy_entry *policy_match(const struct policy *p, const char *cgroup)
 {
-	const struct policy_entry *best = NULL;
-	size_t depth = path_depth(cgroup);
-	_cleanup_free_ char *last = NULL;
+	struct match_state m = { .p = p };
 
-	for (size_t i = 0; i < p->n_entries; i++) {
-		const struct policy_entry *e = &p->entries[i];
+	if (!p->index)
+		return NULL;
+	pattern_index_match(p->index, cgroup, match_candidate, &m);
+	return m.best;
+}
 
-		if (e->any_depth) {
-			if (depth == 0)
-				continue;
-			if (!last && asprintf(&last, "/%s", path_last_component(cgroup)) < 0)
-				return NULL;
-			if (!pattern_match(e->pattern, last))
-				continue;
-		} else if (e->components != depth || !pattern_match(e->pattern, cgroup)) {
-			continue;
-		}
-		if (!best || entry_wins(e, best))
-			best = e;
-	}
-	return best;
+bool policy_may_match_below(const struct policy *p, const char *cgroup)
+{
+	return !p->index || pattern_index_may_match_below(p->index, cgroup);
 }
 
 void policy_free(struct policy *p)
@@ -1052,5 +1224,6 @@ void policy_free(struct policy *p)
 		free(p->files[i]);
 	free(p->files);
 	free(p->file);
+	pattern_index_free(p->index);
 	free(p);
 }

@@ -13,10 +13,11 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "pattern-index.h"
 #include "sched-info.h"
 
 #define POLICY_VERSION 1
-#define POLICY_MAX_ENTRIES 1024	/* per file, and in the merged policy */
+#define POLICY_MAX_ENTRIES 100000	/* per file, and in the merged policy */
 #define POLICY_MAX_DROPINS 128
 #define SCX_SUB_MAX_DEPTH 4	/* schedulers nested, root included */
 
@@ -56,6 +57,7 @@ struct policy {
 	struct policy_entry *entries;
 	size_t n_entries;
 	const struct policy_entry *root;	/* the "/" entry, or NULL */
+	struct pattern_index *index;	/* the entries' patterns, by entry index */
 };
 
 /* One file's text, for policy_parse_files(). */
@@ -101,9 +103,17 @@ int policy_load(const char *file, struct sched_catalog *catalog,
 
 /*
  * The entry that wins for a cgroup path, NULL if none matches. The
- * validator guarantees there are no ties.
+ * validator guarantees there are no ties (were there one, the entry
+ * listed first would win). Looked up in p->index: the cost follows the
+ * path's depth and the globs tried on the way, not the number of entries.
  */
 const struct policy_entry *policy_match(const struct policy *p, const char *cgroup);
+
+/*
+ * Whether a cgroup created below 'cgroup' could match an entry: where
+ * not, scxd need not watch for new cgroups.
+ */
+bool policy_may_match_below(const struct policy *p, const char *cgroup);
 
 /*
  * entries[3] "/w/x" or entries[3] unit "batch.slice" for messages, with

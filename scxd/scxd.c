@@ -8,7 +8,11 @@
  * (kobject uevents: a scheduler was enabled or exited), on SIGHUP or
  * `scxdctl reload`, and when a backoff timer for a failed scheduler
  * expires. Each reconcile reads the world afresh (cgroups, sysfs, scxd's
- * pins), computes desired state and plan, and applies the plan.
+ * pins), computes desired state and plan, and applies the plan. After
+ * cgroup events, and kernel events about a child scheduler scxd knows,
+ * it reads only the subtrees the events named and their ancestors
+ * (scope.h); everything else reads it all. Only cgroups below which a
+ * policy pattern can match are watched.
  *
  * Bursts of cgroup and kernel events are debounced into one reconcile
  * (events.h). When events may have been lost or forged (the uevent or
@@ -47,6 +51,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "sched-info.h"
+#include "scope.h"
 #include "sched-json.h"
 #include "sched-stats.h"
 #include "strict.h"
@@ -75,6 +80,7 @@
 #define DEBOUNCE_QUIET_USEC (50 * 1000ULL)	/* a burst of events: wait for this much quiet, */
 #define DEBOUNCE_MAX_USEC (250 * 1000ULL)	/* but no longer than this after its first event */
 #define RESYNC_DEFAULT_SEC 300		/* the safety resync, after the last reconcile */
+#define LOAD_WORKERS_DEFAULT 1		/* objects loaded at once (--load-workers) */
 
 struct backoff {
 	char *cgroup;
@@ -91,7 +97,7 @@ struct backoff {
 struct counters {
 	unsigned reconciles, attaches, detaches, exits, parent_kills, attach_failures;
 	unsigned reloads, reloads_rejected, cgroup_events, kernel_events;
-	unsigned resyncs, safety_resyncs;
+	unsigned resyncs, safety_resyncs, scoped_reconciles;
 };
 
 struct daemon {
@@ -124,6 +130,9 @@ struct daemon {
 	bool resync_pending;		/* a resync is scheduled: say why only once */
 	size_t last_steps;		/* steps the last reconcile planned */
 	int inotify_fd;
+	struct watch_table watches;	/* inotify wd → cgroup */
+	struct reconcile_scope pending;	/* what the next reconcile reads */
+	struct path_set known;		/* cgroups with a scheduler after the last reconcile */
 
 	struct backoff *backoffs;
 	size_t n_backoffs;
@@ -132,6 +141,7 @@ struct daemon {
 	uint64_t settle_at;		/* look again: the kernel was mid-transition */
 	uint64_t watchdog_usec;		/* WatchdogSec=, 0 if none */
 	uint64_t watchdog_last;		/* when we last pinged it ourselves */
+	unsigned load_workers;		/* objects loaded at once, 1: one by one */
 };
 
 static uint64_t now_usec(void)
@@ -341,27 +351,40 @@ static int watch_cgroup(struct daemon *d, const char *cgroup)
 	const uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR;
 	_cleanup_close_ int root = -1, fd = -1;
 	char path[PATH_MAX];
+	int wd;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s%s", d->paths.cgroup_root,
-			     streq(cgroup, "/") ? "" : cgroup) < sizeof(path))
-		return inotify_add_watch(d->inotify_fd, path, mask) < 0 ? -errno : 0;
-	root = open(d->paths.cgroup_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root >= 0)
-		fd = openat(root, cgroup + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+			     streq(cgroup, "/") ? "" : cgroup) >= sizeof(path)) {
+		root = open(d->paths.cgroup_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root >= 0)
+			fd = openat(root, cgroup + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	wd = inotify_add_watch(d->inotify_fd, path, mask);
+	if (wd < 0)
 		return -errno;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	return inotify_add_watch(d->inotify_fd, path, mask) < 0 ? -errno : 0;
+	/* events name the watched directory by wd: keep its cgroup */
+	return watch_table_set(&d->watches, wd, cgroup);
 }
 
+/*
+ * Watch the cgroups below which a new cgroup could match the policy; the
+ * others' children are of no interest. A cgroup with a node is watched
+ * by its parent, which is then such a cgroup.
+ */
 static void watch_cgroups(struct daemon *d, const struct cgroup_list *cgroups)
 {
 	if (d->inotify_fd < 0)
 		return;
 	for (size_t i = 0; i < cgroups->n; i++) {
-		/* Adding a watch again returns the same one: idempotent. */
-		int r = watch_cgroup(d, cgroups->paths[i]);
+		int r;
 
+		if (!policy_may_match_below(d->policy, cgroups->paths[i]))
+			continue;
+		/* Adding a watch again returns the same one: idempotent. */
+		r = watch_cgroup(d, cgroups->paths[i]);
 		if (r < 0 && r != -ENOENT)
 			log_warning(r, ABOUT(.cgroup = cgroups->paths[i]),
 				    "%s: cannot watch for new cgroups: %s", cgroups->paths[i],
@@ -479,8 +502,12 @@ static bool below_failed(const char *const *failed, size_t n, const char *cgroup
 	return false;
 }
 
+/*
+ * One step. An attach whose object was loaded ahead (job, see
+ * load_ahead()) only commits it here; its load's failure is its failure.
+ */
 static int run_step(struct daemon *d, const struct plan_step *s, const struct cgroup_list *cg,
-		    const char **failed, size_t *n_failed)
+		    const char **failed, size_t *n_failed, struct apply_load_job *job)
 {
 	const struct sched_node *n = s->node;
 	const struct backoff *b;
@@ -495,6 +522,7 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 					 "%s: cannot detach %s: %s", n->cgroup, n->scheduler,
 					 strerror(-r));
 		d->counters.detaches++;
+		path_set_remove(&d->known, n->cgroup);
 		log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
 			       .message_id = SCXD_MESSAGE_DETACHED),
 			 "%s: detached %s (%s)", n->cgroup, n->scheduler, plan_reason_name(s->reason));
@@ -511,7 +539,14 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 	if (!cgid)
 		return 0; /* vanished since the scan; the next event says so */
 
-	r = apply_attach(&d->paths, n, cgid, &reason);
+	if (!job) {
+		r = apply_attach(&d->paths, n, cgid, &reason);
+	} else if (job->r < 0) {
+		r = job->r;
+		reason = TAKE_PTR(job->reason);
+	} else {
+		r = apply_commit(&d->paths, n, cgid, &job->obj, &reason);
+	}
 	if (r < 0) {
 		uint64_t delay = backoff_fail(d, n->cgroup, reason ?: strerror(-r));
 
@@ -524,6 +559,7 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 	}
 	backoff_attached(d, n->cgroup);
 	d->counters.attaches++;
+	path_set_add(&d->known, n->cgroup, cgid);
 	log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
 		       .file = d->policy_file, .message_id = SCXD_MESSAGE_ATTACHED),
 		 "%s: attached %s (%s, cgroup id %" PRIu64 ")", n->cgroup, n->scheduler,
@@ -723,9 +759,167 @@ static void arm_resync_timer(struct daemon *d)
 	sd_event_source_set_enabled(d->resync_timer, SD_EVENT_ONESHOT);
 }
 
-/* Read the world, compute desired state and plan; print or apply it. */
+static void watchdog_tick(void *userdata)
+{
+	watchdog_ping(userdata);
+}
+
+/* Whether run_step() would try attach step s now (not waiting on a backoff). */
+static bool step_loadable(struct daemon *d, const struct plan_step *s, const struct cgroup_list *cg,
+			  uint64_t *cgid)
+{
+	const struct backoff *b;
+
+	if (s->op != PLAN_ATTACH)
+		return false;
+	b = backoff_find(d, s->node->cgroup);
+	if (b && b->retry_at > now_usec())
+		return false;
+	*cgid = streq(s->node->cgroup, "/") ? 1 : cgroup_list_id(cg, s->node->cgroup);
+	return *cgid != 0;
+}
+
+/*
+ * Load the objects of the next attach steps from 'from' on, up to 'max'
+ * of them, d->load_workers at a time: the kernel verifies each program
+ * where it is loaded, and verifying is most of an attach. Attaching stays
+ * in plan order (run_step()). job_of[i] is step i's job, or NULL.
+ */
+static size_t load_ahead(struct daemon *d, const struct plan *plan, size_t from,
+			 const struct cgroup_list *cg, struct apply_load_job *jobs, size_t max,
+			 struct apply_load_job **job_of)
+{
+	size_t k = 0;
+
+	for (size_t i = from; i < plan->n && k < max; i++) {
+		uint64_t cgid;
+
+		if (!step_loadable(d, &plan->steps[i], cg, &cgid))
+			continue;
+		jobs[k] = (struct apply_load_job){ .node = plan->steps[i].node, .cgid = cgid };
+		job_of[i] = &jobs[k++];
+	}
+	apply_load_many(&d->paths, jobs, k, d->load_workers, watchdog_tick, d);
+	return k;
+}
+
+static void load_jobs_done(struct apply_load_job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		apply_object_done(&jobs[i].obj);
+		free(jobs[i].reason);
+		jobs[i] = (struct apply_load_job){};
+	}
+}
+
+/*
+ * The plan's steps in order. With more than one load worker, attach
+ * steps are loaded ahead in windows of twice as many as there are
+ * workers (a window bounds the memory of objects loaded and not yet
+ * attached).
+ */
+static int run_steps(struct daemon *d, const struct plan *plan, const struct cgroup_list *cg,
+		     const char **failed, size_t *n_failed)
+{
+	size_t window = d->load_workers > 1 ? 2 * d->load_workers : 0, n_jobs = 0;
+	_cleanup_free_ struct apply_load_job *jobs = calloc(window + 1, sizeof(*jobs));
+	_cleanup_free_ struct apply_load_job **job_of = calloc(plan->n + 1, sizeof(*job_of));
+
+	if (!jobs || !job_of)
+		return -ENOMEM;
+	for (size_t i = 0; i < plan->n; i++) {
+		uint64_t cgid;
+
+		if (window && !job_of[i] && step_loadable(d, &plan->steps[i], cg, &cgid)) {
+			load_jobs_done(jobs, n_jobs);
+			n_jobs = load_ahead(d, plan, i, cg, jobs, window, job_of);
+		}
+		run_step(d, &plan->steps[i], cg, failed, n_failed, job_of[i]);
+		watchdog_ping(d);
+	}
+	load_jobs_done(jobs, n_jobs);
+	return 0;
+}
+
+/*
+ * Read what the scope covers: everything, or the subtrees of its roots
+ * and their ancestors. A scoped read also looks up the records of the
+ * cgroups that had a scheduler below a root and are gone.
+ */
+static int reconcile_read(struct daemon *d, const struct reconcile_scope *scope,
+			  struct cgroup_list *cgroups, struct actual_state *actual)
+{
+	_cleanup_free_ const char **gone = NULL;
+	size_t n_gone = 0;
+	int r;
+
+	if (scope->full) {
+		r = cgroup_scan(d->paths.cgroup_root, cgroups);
+		if (r < 0)
+			return log_error(r, ABOUT(.cgroup = "/"), "%s: cannot walk the cgroup tree: %s",
+					 d->paths.cgroup_root, strerror(-r));
+		r = actual_read(&d->paths, cgroups, actual);
+	} else {
+		r = cgroup_scan_some(d->paths.cgroup_root, (const char *const *)scope->roots,
+				     scope->n_roots, cgroups);
+		if (r < 0)
+			return log_error(r, ABOUT(.cgroup = scope->roots[0]),
+					 "%s: cannot walk the cgroup tree below %s (and %zu more): %s",
+					 scope->roots[0], d->paths.cgroup_root, scope->n_roots - 1,
+					 strerror(-r));
+		gone = calloc(d->known.n + 1, sizeof(*gone));
+		if (!gone)
+			return log_error(-ENOMEM, ABOUT(.cgroup = scope->roots[0]), "out of memory");
+		for (size_t k = 0; k < scope->n_roots; k++) {
+			size_t first, n;
+
+			path_set_below(&d->known, scope->roots[k], &first, &n);
+			for (size_t i = first; i < first + n; i++)
+				if (!cgroup_list_id(cgroups, d->known.v[i].path))
+					gone[n_gone++] = d->known.v[i].path;
+		}
+		r = actual_read_some(&d->paths, cgroups, gone, n_gone, actual);
+	}
+	if (r < 0)
+		return log_error(r, ABOUT(.file = d->paths.sysfs),
+				 "cannot read what is attached (%s, %s): %s", d->paths.sysfs,
+				 d->paths.state_dir, strerror(-r));
+	return 0;
+}
+
+/* Whether a step would touch a cgroup outside the scope (an ancestor of a root). */
+static bool plan_leaves_scope(const struct plan *plan, const struct reconcile_scope *scope)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (!scope_covers(scope, plan->steps[i].node->cgroup))
+			return true;
+	return false;
+}
+
+/* The cgroups with a scheduler, as just read, within the scope. */
+static void known_update(struct daemon *d, const struct reconcile_scope *scope,
+			 const struct sched_tree *actual, const struct cgroup_list *cgroups)
+{
+	if (scope->full)
+		path_set_done(&d->known);
+	for (size_t k = 0; k < scope->n_roots; k++)
+		path_set_remove_below(&d->known, scope->roots[k]);
+	for (size_t i = 0; i < actual->n; i++) {
+		const char *cg = actual->nodes[i].cgroup;
+
+		if (scope_covers(scope, cg))
+			path_set_add(&d->known, cg, streq(cg, "/") ? 1 : cgroup_list_id(cgroups, cg));
+	}
+}
+
+/*
+ * Read the world (what d->pending covers), compute desired state and
+ * plan; print or apply it. A scoped reconcile whose plan reaches outside
+ * its scope (an ancestor must change first) is done again in full.
+ */
 static int reconcile(struct daemon *d, bool dry_run)
 {
+	_cleanup_(scope_donep) struct reconcile_scope scope = d->pending;
 	_cleanup_(cgroup_list_donep) struct cgroup_list cgroups = {};
 	_cleanup_(actual_state_donep) struct actual_state actual = {};
 	_cleanup_(desired_result_donep) struct desired_result desired = {};
@@ -735,31 +929,31 @@ static int reconcile(struct daemon *d, bool dry_run)
 	size_t n_failed = 0;
 	int r;
 
-	d->counters.reconciles++;
-	if (!dry_run) {
+	d->pending = (struct reconcile_scope){};
+	if (!dry_run || d->serve_dry_run) {
 		/* whatever happened before this point is read now */
 		debounce_done(&d->debounce);
 		if (d->debounce_timer)
 			sd_event_source_set_enabled(d->debounce_timer, SD_EVENT_OFF);
+	}
+	if (scope_empty(&scope))
+		return 0;	/* events about nothing we follow */
+	d->counters.reconciles++;
+	if (!dry_run && scope.full) {
 		d->resync_pending = false;
 		arm_resync_timer(d);
 	}
-	r = cgroup_scan(d->paths.cgroup_root, &cgroups);
+	r = reconcile_read(d, &scope, &cgroups, &actual);
 	if (r < 0)
-		return log_error(r, ABOUT(.cgroup = "/"), "%s: cannot walk the cgroup tree: %s",
-				 d->paths.cgroup_root, strerror(-r));
-	if (!dry_run)
-		watch_cgroups(d, &cgroups);
-	r = actual_read(&d->paths, &cgroups, &actual);
-	if (r < 0)
-		return log_error(r, ABOUT(.file = d->paths.sysfs),
-				 "cannot read what is attached (%s, %s): %s", d->paths.sysfs,
-				 d->paths.state_dir, strerror(-r));
-	report_strays(d, &actual);
+		return r;
+	watch_cgroups(d, &cgroups);
+	if (scope.full)
+		report_strays(d, &actual);
 	d->settle_at = 0;
 	if (actual.settling && !dry_run) {
 		/* no uevent marks the end of enabling: poll until it is over */
 		d->settle_at = now_usec() + 100 * 1000;
+		scope_set_full(&d->pending);
 		arm_retry_timer(d);
 		return 0;
 	}
@@ -767,6 +961,7 @@ static int reconcile(struct daemon *d, bool dry_run)
 		handle_exits(d, &actual, &cgroups);
 		report_rescues(d, &actual, &cgroups);
 	}
+	known_update(d, &scope, &actual.tree, &cgroups);
 
 	r = desired_build(d->policy, (const char *const *)cgroups.paths, cgroups.n, &opts,
 			  &desired);
@@ -787,28 +982,38 @@ static int reconcile(struct daemon *d, bool dry_run)
 	r = plan_build(&desired.tree, &actual.tree, &plan);
 	if (r < 0)
 		return log_error(r, ABOUT(.file = d->policy_file), "out of memory");
-	report_blocked(d, &plan);
+	if (!scope.full && plan_leaves_scope(&plan, &scope)) {
+		scope_set_full(&d->pending);
+		return reconcile(d, dry_run);
+	}
+	if (scope.full)
+		report_blocked(d, &plan);
+	else
+		d->counters.scoped_reconciles++;
 	d->last_steps = plan.n;
 	if (dry_run) {
 		for (size_t i = 0; i < plan.n; i++)
 			printf("%s %s %s (%s)\n", plan_op_name(plan.steps[i].op),
 			       plan.steps[i].node->cgroup, plan.steps[i].node->scheduler,
 			       plan_reason_name(plan.steps[i].reason));
+		fflush(stdout);
 		return 0;
 	}
 
 	failed = calloc(plan.n + 1, sizeof(*failed));
 	if (!failed)
 		return -ENOMEM;
-	for (size_t i = 0; i < plan.n; i++) {
-		run_step(d, &plan.steps[i], &cgroups, failed, &n_failed);
-		watchdog_ping(d);
-	}
+	r = run_steps(d, &plan, &cgroups, failed, &n_failed);
+	if (r < 0)
+		return r;
 	for (size_t i = d->n_backoffs; i-- > 0;)
-		if (!sched_tree_find(&desired.tree, d->backoffs[i].cgroup))
+		if (scope_covers(&scope, d->backoffs[i].cgroup) &&
+		    !sched_tree_find(&desired.tree, d->backoffs[i].cgroup))
 			backoff_forget(d, d->backoffs[i].cgroup);
 	arm_retry_timer(d);
-	notify_status(d, &desired.tree, &plan, failed, n_failed);
+	/* the status line counts the whole tree: only a full read has it */
+	if (scope.full)
+		notify_status(d, &desired.tree, &plan, failed, n_failed);
 	return 0;
 }
 
@@ -934,7 +1139,8 @@ static int status_json(struct daemon *d, json_t **ret)
 		      "cgroup_events", (json_int_t)d->counters.cgroup_events,
 		      "kernel_events", (json_int_t)d->counters.kernel_events,
 		      "resyncs", (json_int_t)d->counters.resyncs,
-		      "safety_resyncs", (json_int_t)d->counters.safety_resyncs);
+		      "safety_resyncs", (json_int_t)d->counters.safety_resyncs,
+		      "scoped_reconciles", (json_int_t)d->counters.scoped_reconciles);
 	if (!o)
 		return -ENOMEM;
 	*ret = o;
@@ -1059,6 +1265,7 @@ static void schedule_debounced(struct daemon *d)
 static void request_resync(struct daemon *d, const char *why)
 {
 	d->counters.resyncs++;
+	scope_set_full(&d->pending);
 	if (!d->resync_pending)
 		log_notice(ABOUT(.file = d->paths.sysfs),
 			   "%s; reading cgroups, %s and the pins again", why, d->paths.sysfs);
@@ -1068,7 +1275,7 @@ static void request_resync(struct daemon *d, const char *why)
 
 static int on_debounce(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	reconcile(userdata, false);
+	reconcile(userdata, ((struct daemon *)userdata)->serve_dry_run);
 	return 0;
 }
 
@@ -1082,7 +1289,8 @@ static int on_safety_resync(sd_event_source *s, uint64_t usec, void *userdata)
 	struct daemon *d = userdata;
 
 	d->counters.safety_resyncs++;
-	reconcile(d, false);
+	scope_set_full(&d->pending);
+	reconcile(d, d->serve_dry_run);
 	if (d->last_steps)
 		log_notice(ABOUT(.file = d->paths.sysfs),
 			   "safety resync: %zu step(s) were due that no event announced; next one in %" PRIu64 " s",
@@ -1096,9 +1304,27 @@ static int on_reconcile(sd_event_source *s, void *userdata)
 	return 0;
 }
 
+/*
+ * A backoff expired: look at the cgroups whose wait is over (under churn
+ * most failures are cgroups removed before their attach). The kernel was
+ * settling, or no wait is over: look at everything.
+ */
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	reconcile(userdata, ((struct daemon *)userdata)->serve_dry_run);
+	struct daemon *d = userdata;
+	uint64_t now = now_usec();
+	bool any = false;
+
+	for (size_t i = 0; i < d->n_backoffs && !d->settle_at; i++) {
+		if (!d->backoffs[i].retry_at || d->backoffs[i].retry_at > now)
+			continue;
+		if (scope_add(&d->pending, d->backoffs[i].cgroup) < 0)
+			scope_set_full(&d->pending);
+		any = true;
+	}
+	if (!any)
+		scope_set_full(&d->pending);
+	reconcile(d, d->serve_dry_run);
 	return 0;
 }
 
@@ -1117,8 +1343,10 @@ static int reload(struct daemon *d)
 		d->counters.reloads_rejected++;
 	else
 		d->counters.reloads++;
-	if (r == 0)
+	if (r == 0) {
+		scope_set_full(&d->pending);
 		reconcile(d, d->serve_dry_run);
+	}
 	else
 		notify_send_status(d);
 	sd_notify(false, "READY=1");
@@ -1133,6 +1361,28 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
+/*
+ * A directory made, removed or moved below a watched cgroup: its subtree
+ * joins the next reconcile's scope. An event on a watch we do not know,
+ * or a lost one, makes it read everything.
+ */
+static void scope_event(struct daemon *d, const struct inotify_event *ev)
+{
+	const char *parent;
+	_cleanup_free_ char *path = NULL;
+
+	if (ev->mask & IN_IGNORED) {
+		watch_table_remove(&d->watches, ev->wd);	/* the directory is gone */
+		return;
+	}
+	if (!(ev->mask & IN_ISDIR) || !ev->len)
+		return;
+	parent = watch_table_get(&d->watches, ev->wd);
+	if (!parent || asprintf(&path, "%s/%s", streq(parent, "/") ? "" : parent, ev->name) < 0 ||
+	    scope_add(&d->pending, path) < 0)
+		scope_set_full(&d->pending);
+}
+
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -1145,6 +1395,7 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
 			const struct inotify_event *ev = (const struct inotify_event *)(buf + i);
 
 			overflow = overflow || (ev->mask & IN_Q_OVERFLOW);
+			scope_event(d, ev);
 			d->counters.cgroup_events++;
 			any = true;
 			i += sizeof(*ev) + ev->len;
@@ -1155,6 +1406,26 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
 	else if (any)
 		schedule_debounced(d);
 	return 0;
+}
+
+/*
+ * A scheduler came or went: the next reconcile looks at its cgroup's
+ * subtree when the cgroup id names a cgroup that had a scheduler (one
+ * scxd attached or saw), and at everything otherwise (the root, a
+ * scheduler someone else attached).
+ */
+static void scope_kernel_event(struct daemon *d, const char *buf, size_t n)
+{
+	struct uevent ev;
+	const char *cgroup;
+
+	if (uevent_parse(buf, n, &ev) < 0) {
+		scope_set_full(&d->pending);
+		return;
+	}
+	cgroup = path_set_find_id(&d->known, uevent_sub_cgid(&ev));
+	if (!cgroup || scope_add(&d->pending, cgroup) < 0)
+		scope_set_full(&d->pending);
 }
 
 static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -1187,6 +1458,7 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			break;
 		case UEVENT_RECONCILE:
 			d->counters.kernel_events++;
+			scope_kernel_event(d, buf, (size_t)n);
 			ours = true;
 			break;
 		case UEVENT_IGNORE:
@@ -1195,10 +1467,11 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		if (n < 0 && err != ENOBUFS)
 			break;	/* EAGAIN: all read */
 	}
-	if (resync_why)
+	if (resync_why) {
 		request_resync(d, resync_why);
-	else if (ours)
+	} else if (ours) {
 		schedule_debounced(d);
+	}
 	return 0;
 }
 
@@ -1371,6 +1644,9 @@ static void daemon_done(struct daemon *d)
 	sd_event_unref(d->event);
 	if (d->inotify_fd >= 0)
 		close(d->inotify_fd);
+	watch_table_done(&d->watches);
+	scope_done(&d->pending);
+	path_set_done(&d->known);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
 	policy_free(d->policy);
@@ -1474,17 +1750,19 @@ static void help(void)
 	       "     --sysfs DIR       the kernel's sched_ext sysfs tree (default /sys/kernel/sched_ext)\n"
 	       "     --no-strict-modes do not refuse files others can write (development only)\n"
 	       "     --sub-sched=yes|no|auto  whether the kernel has sub-schedulers (default: ask its BTF)\n"
+	       "     --load-workers N  load (verify) up to N scheduler objects at once; attaching\n"
+	       "                       stays parents first (default %d)\n"
 	       "     --resync-interval SEC  read the whole state again SEC s after the last\n"
 	       "                       reconcile, in case an event was missed (default %d, 0: never)\n"
 	       "  -v --verbose         log debug messages\n"
 	       "  -h --help            this text\n"
 	       "     --version         print the version and exit\n",
-	       SCXD_POLICY, SCXD_SCHED_DIR, RESYNC_DEFAULT_SEC);
+	       SCXD_POLICY, SCXD_SCHED_DIR, LOAD_WORKERS_DEFAULT, RESYNC_DEFAULT_SEC);
 }
 
 enum { OPT_CHECK = 256, OPT_DESCRIBE, OPT_DRY_RUN, OPT_CGROUP_ROOT, OPT_PIN_DIR,
        OPT_STATE_DIR, OPT_NO_STRICT, OPT_SYSFS, OPT_SUB_SCHED, OPT_RESYNC_INTERVAL, OPT_SERVE,
-       OPT_CONTROL_GROUP, OPT_VERSION };
+       OPT_CONTROL_GROUP, OPT_VERSION, OPT_LOAD_WORKERS };
 
 int main(int argc, char **argv)
 {
@@ -1506,6 +1784,7 @@ int main(int argc, char **argv)
 		{ "serve", no_argument, NULL, OPT_SERVE },
 		{ "control-group", required_argument, NULL, OPT_CONTROL_GROUP },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "load-workers", required_argument, NULL, OPT_LOAD_WORKERS },
 		{}
 	};
 	struct daemon d = {
@@ -1518,6 +1797,8 @@ int main(int argc, char **argv)
 			.sched_dir = getenv("SCXD_SCHED_DIR") ?: SCXD_SCHED_DIR,
 		},
 		.inotify_fd = -1,
+		.pending = { .full = true },
+		.load_workers = LOAD_WORKERS_DEFAULT,
 		.resync_usec = RESYNC_DEFAULT_SEC * 1000000ULL,
 		.lock_fd = -1,
 		.control_group = (gid_t)-1,
@@ -1563,6 +1844,20 @@ int main(int argc, char **argv)
 		case OPT_SERVE: serve = true; break;
 		case OPT_CONTROL_GROUP: control_group = optarg; break;
 		case OPT_VERSION: printf("scxd %s\n", SCXD_VERSION); return 0;
+		case OPT_LOAD_WORKERS: {
+			char *end = NULL;
+			unsigned long n;
+
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || !end || *end || end == optarg || n < 1 || n > APPLY_LOAD_WORKERS_MAX) {
+				fprintf(stderr, "scxd: --load-workers: \"%s\" is not a number from 1 to %d\n",
+					optarg, APPLY_LOAD_WORKERS_MAX);
+				return 2;
+			}
+			d.load_workers = n;
+			break;
+		}
 		default: return 2;
 		}
 	}

@@ -279,12 +279,12 @@ static void print_status(const json_t *st)
 	       "), reloads %" JSON_INTEGER_FORMAT
 	       " (rejected %" JSON_INTEGER_FORMAT "), cgroup events %" JSON_INTEGER_FORMAT
 	       ", kernel events %" JSON_INTEGER_FORMAT ", resyncs %" JSON_INTEGER_FORMAT
-	       " (safety %" JSON_INTEGER_FORMAT ")\n",
+	       " (safety %" JSON_INTEGER_FORMAT "), scoped reconciles %" JSON_INTEGER_FORMAT "\n",
 	       num(c, "reconciles"), num(c, "attaches"), num(c, "attach_failures"),
 	       num(c, "detaches"), num(c, "exits"), num(c, "parent_kills"), num(c, "reloads"),
 	       num(c, "reloads_rejected"),
 	       num(c, "cgroup_events"), num(c, "kernel_events"), num(c, "resyncs"),
-	       num(c, "safety_resyncs"));
+	       num(c, "safety_resyncs"), num(c, "scoped_reconciles"));
 }
 
 static int cmd_status(const struct options *o)

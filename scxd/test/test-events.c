@@ -30,8 +30,19 @@ static void test_parse(void)
 	CHECK_INTEQ(ev.seqnum, 4242);
 	CHECK(uevent_is_sched_ext(&ev));
 
+	CHECK_INTEQ(uevent_sub_cgid(&ev), 0);
+
 	CHECK_INTEQ(uevent_parse(MSG("remove@/kernel/sched_ext/root/sub/sub-77"), &ev), 0);
 	CHECK(uevent_is_sched_ext(&ev));
+	CHECK_INTEQ(uevent_sub_cgid(&ev), 77);
+	CHECK_INTEQ(uevent_parse(MSG("add@/kernel/sched_ext/root/sub/sub-77/sub/sub-123456"), &ev), 0);
+	CHECK_INTEQ(uevent_sub_cgid(&ev), 123456);
+	CHECK_INTEQ(uevent_parse(MSG("add@/kernel/sched_ext/root/sub"), &ev), 0);
+	CHECK_INTEQ(uevent_sub_cgid(&ev), 0);
+	CHECK_INTEQ(uevent_parse(MSG("add@/kernel/sched_ext/root/sub/sub-7x"), &ev), 0);
+	CHECK_INTEQ(uevent_sub_cgid(&ev), 0);
+	CHECK_INTEQ(uevent_parse(MSG("add@/devices/sub-9"), &ev), 0);
+	CHECK_INTEQ(uevent_sub_cgid(&ev), 0);
 	CHECK_INTEQ(uevent_parse(MSG("add@/kernel/sched_extra\0ACTION=add"), &ev), 0);
 	CHECK(!uevent_is_sched_ext(&ev));
 	CHECK_INTEQ(uevent_parse(MSG("add@/devices/virtual/net/lo\0ACTION=add"), &ev), 0);

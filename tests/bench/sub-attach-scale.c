@@ -23,8 +23,10 @@
  * phase is a discarded warm-up), min and max, and the HIGH/LOW ratio of the
  * medians. Prints figures; judges nothing.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -34,6 +36,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -58,6 +61,44 @@ struct samples {
 
 /* [0] low, [1] high */
 static struct samples samples[2][NR_T];
+
+/*
+ * Time spent in the bpf() syscall by command during the load step, to tell
+ * the kernel's part (verifier, map creation, struct_ops trampolines) from
+ * libbpf's own. libbpf calls syscall(__NR_bpf, ...); this definition in the
+ * executable takes the place of libc's.
+ */
+#define NR_BPF_CMDS 40
+static bool in_load;
+static double bpf_ms[2][NR_BPF_CMDS], bpf_cur[NR_BPF_CMDS];
+static const char *const bpf_cmd_names[NR_BPF_CMDS] = {
+	[0] = "MAP_CREATE", [2] = "MAP_UPDATE_ELEM", [5] = "PROG_LOAD",
+	[18] = "BTF_LOAD", [28] = "LINK_CREATE", [33] = "PROG_BIND_MAP",
+};
+
+static double now_ms(void);
+
+long syscall(long nr, ...)
+{
+	static long (*real)(long, ...);
+	long a[6], ret;
+	double t0 = 0;
+	va_list ap;
+	int i;
+
+	if (!real)
+		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	va_start(ap, nr);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == __NR_bpf && in_load)
+		t0 = now_ms();
+	ret = real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (nr == __NR_bpf && in_load && a[0] >= 0 && a[0] < NR_BPF_CMDS)
+		bpf_cur[a[0]] += now_ms() - t0;
+	return ret;
+}
 
 static double now_ms(void)
 {
@@ -270,8 +311,11 @@ static int cycle(const char *path, uint64_t cgid, double t[NR_T])
 	struct bpf_link *link;
 	double t0, t1, t2, t3, t4;
 
+	memset(bpf_cur, 0, sizeof(bpf_cur));
 	t0 = now_ms();
+	in_load = true;
 	obj = load(path, cgid, &ops_map);
+	in_load = false;
 	if (!obj)
 		return -1;
 	t1 = now_ms();
@@ -387,6 +431,8 @@ int main(int argc, char **argv)
 				return 1;
 			if (!r)
 				continue;	/* warm-up */
+			for (k = 0; k < NR_BPF_CMDS; k++)
+				bpf_ms[hi][k] += bpf_cur[k];
 			for (k = 0; k < NR_T; k++) {
 				struct samples *s = &samples[hi][k];
 
@@ -414,6 +460,16 @@ int main(int argc, char **argv)
 		printf("%-7s %9.2f %-15s %9.2f %-15s %9.2f %9.2f\n", t_names[k],
 		       ml, rl, mh, rh, ml > 0 ? mh / ml : 0,
 		       sl->v[0] > 0 ? sh->v[0] / sl->v[0] : 0);
+	}
+	printf("load step, kernel time in bpf() by command, mean per cycle (ms): low, high, high/low\n");
+	for (k = 0; k < NR_BPF_CMDS; k++) {
+		double l = bpf_ms[0][k] / samples[0][T_LOAD].n;
+		double h = bpf_ms[1][k] / samples[1][T_LOAD].n;
+
+		if (l < 0.05 && h < 0.05)
+			continue;
+		printf("  %-16s %9.2f %9.2f %9.2f\n",
+		       bpf_cmd_names[k] ? bpf_cmd_names[k] : "?", l, h, l > 0 ? h / l : 0);
 	}
 	return 0;
 usage:

@@ -5,6 +5,7 @@
 # applied, plus libbpf, bpftool and vmlinux.h from the same tree.
 #
 #   kernel/build.sh [--variant guest|debug|distro] [--pristine] [--print-env]
+#                   [--cached]
 #
 # --variant distro is not a lab kernel but the one an administrator
 # installs: Debian's own configuration for this kernel (linux-config-6.12,
@@ -24,7 +25,8 @@
 #   build/distro.debs/      the distro variant's .debs
 #
 # A run with the same Debian version, series and config fragments is a
-# no-op. The last lines printed are shell assignments (KVER, KDIR, KBUILD,
+# no-op; with --cached a run that would have to build fails (exit 3)
+# instead. The last lines printed are shell assignments (KVER, KDIR, KBUILD,
 # BZIMAGE, VMLINUX, VMLINUX_H, BPFTOOL, LIBBPF_INC, LIBBPF_A) that other
 # scripts source through --print-env.
 set -euo pipefail
@@ -34,6 +36,7 @@ cache=${SCXD_CACHE:-$HOME/.cache/scxd}
 variant=guest
 pristine=0
 print_env=0
+cached_only=0
 jobs=${SCXD_JOBS:-$(nproc)}
 
 while [ $# -gt 0 ]; do
@@ -41,7 +44,8 @@ while [ $# -gt 0 ]; do
 	--variant) variant=$2; shift 2 ;;
 	--pristine) pristine=1; shift ;;
 	--print-env) print_env=1; shift ;;
-	*) echo "usage: $0 [--variant guest|debug|distro] [--pristine] [--print-env]" >&2; exit 2 ;;
+	--cached) cached_only=1; shift ;;
+	*) echo "usage: $0 [--variant guest|debug|distro] [--pristine] [--print-env] [--cached]" >&2; exit 2 ;;
 	esac
 done
 
@@ -217,6 +221,7 @@ export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache}
 kmake=(make -C "$ktree" O="$kbuild" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_TIMESTAMP=scxd KBUILD_BUILD_USER=scxd KBUILD_BUILD_HOST=lab)
 
 if [ "$(cat "$kbuild/.scxd-key" 2>/dev/null)" != "$key" ] || [ ! -f "$kbuild/arch/x86/boot/bzImage" ]; then
+	[ $cached_only = 0 ] || { log "$variant kernel not built or out of date (--cached)"; exit 3; }
 	log "building $variant kernel (key $key) in $kbuild"
 	mkdir -p "$kbuild"
 	rm -f "$kbuild/.scxd-key"

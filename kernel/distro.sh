@@ -18,7 +18,7 @@
 #           that it sorts after the Debian kernel it is built from
 #
 # Uses build.sh's variables (cache, kver, ksrc, ktree, series_hash,
-# fragments, jobs, default_steps, print_env) and its log, die, need_pkgs,
+# fragments, jobs, default_steps, print_env, cached_only) and its log, die, need_pkgs,
 # check_fragments and scxd_logged_make.
 
 scxd_distro_worktree() {
@@ -76,6 +76,7 @@ scxd_build_distro() {
 
 	if [ "$(cat "$kbuild/.scxd-key" 2>/dev/null)" != "$key" ] ||
 	   [ ! -f "$debs/linux-image-${krelease}_${pkgver}_amd64.deb" ]; then
+		[ $cached_only = 0 ] || { log "distro: linux-image-$krelease $pkgver not built or out of date (--cached)"; exit 3; }
 		log "distro: building linux-image-$krelease $pkgver (key $key) in $kbuild"
 		rm -f "$kbuild/.scxd-key"
 		cp "$base" "$kbuild/.config"

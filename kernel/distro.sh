@@ -53,6 +53,8 @@ scxd_build_distro() {
 	# builds run, and keep other distro builds out.
 	exec 9>"$cache/.build-distro.lock"
 	if ! flock -n 9; then
+		# a test asking for a finished build does not wait an hour for one
+		[ $cached_only = 0 ] || { log "distro: a distro build is running (--cached)"; exit 3; }
 		log "distro: waiting for another distro build to finish"
 		flock 9
 	fi
@@ -66,7 +68,7 @@ scxd_build_distro() {
 	pkgver=$kver+scxd$npatches
 	krelease=${kver%%-*}$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "${fragments[@]}" | tail -1)
 	key=$( (echo "$kver $series_hash $pkgver"; cat "$base" "${fragments[@]}";
-		sed -n '/^# --- packaging recipe/,/^# --- end of packaging recipe/p' "$repo/kernel/distro.sh") |
+		sed -n '/^[[:space:]]*# --- packaging recipe/,/^[[:space:]]*# --- end of packaging recipe/p' "$repo/kernel/distro.sh") |
 		sha256sum | cut -c1-16)
 
 	export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache}

@@ -4,7 +4,15 @@
 # Build the lab kernel from Debian's linux-source-6.12 with kernel/series
 # applied, plus libbpf, bpftool and vmlinux.h from the same tree.
 #
-#   kernel/build.sh [--variant guest|debug] [--pristine] [--print-env]
+#   kernel/build.sh [--variant guest|debug|distro] [--pristine] [--print-env]
+#                   [--cached]
+#
+# --variant distro is not a lab kernel but the one an administrator
+# installs: Debian's own configuration for this kernel (linux-config-6.12,
+# the cloud-amd64 flavour) with kernel/config/distro.config on top,
+# packaged with `make bindeb-pkg` as linux-image and linux-headers .debs
+# (see "The kernel as Debian packages" in README.md). It takes over an
+# hour on two cores, so it is its own stage and no part of tests/run.
 #
 # Everything lives in ${SCXD_CACHE:-$HOME/.cache/scxd}, never in the
 # repository:
@@ -13,9 +21,12 @@
 #                           branch "scxd" = pristine + kernel/series
 #   build/<variant>/        out-of-tree build (O=), stamped with its key
 #   tools/<key>/            libbpf + bpftool built from the tree
+#   linux-<ver>-distro/     worktree of the series for the distro variant
+#   build/distro.debs/      the distro variant's .debs
 #
 # A run with the same Debian version, series and config fragments is a
-# no-op. The last lines printed are shell assignments (KVER, KDIR, KBUILD,
+# no-op; with --cached a run that would have to build fails (exit 3)
+# instead. The last lines printed are shell assignments (KVER, KDIR, KBUILD,
 # BZIMAGE, VMLINUX, VMLINUX_H, BPFTOOL, LIBBPF_INC, LIBBPF_A) that other
 # scripts source through --print-env.
 set -euo pipefail
@@ -25,6 +36,7 @@ cache=${SCXD_CACHE:-$HOME/.cache/scxd}
 variant=guest
 pristine=0
 print_env=0
+cached_only=0
 jobs=${SCXD_JOBS:-$(nproc)}
 
 while [ $# -gt 0 ]; do
@@ -32,7 +44,8 @@ while [ $# -gt 0 ]; do
 	--variant) variant=$2; shift 2 ;;
 	--pristine) pristine=1; shift ;;
 	--print-env) print_env=1; shift ;;
-	*) echo "usage: $0 [--variant guest|debug] [--pristine] [--print-env]" >&2; exit 2 ;;
+	--cached) cached_only=1; shift ;;
+	*) echo "usage: $0 [--variant guest|debug|distro] [--pristine] [--print-env] [--cached]" >&2; exit 2 ;;
 	esac
 done
 
@@ -46,8 +59,10 @@ die() { printf 'kernel/build: error: %s\n' "$*" >&2; exit 1; }
 case $variant in
 guest) fragments=("$repo/kernel/config/guest.config"); default_steps=2160 ;;
 debug) fragments=("$repo/kernel/config/guest.config" "$repo/kernel/config/debug.config"); default_steps=2200 ;;
-*) die "unknown variant '$variant' (guest or debug)" ;;
+distro) fragments=("$repo/kernel/config/distro.config"); default_steps=9000 ;;
+*) die "unknown variant '$variant' (guest, debug or distro)" ;;
 esac
+[ $pristine = 1 ] && [ $variant = distro ] && die "--pristine is for the lab variants"
 [ $pristine = 1 ] && variant=$variant-pristine
 
 # One build at a time: the series worktree and the build directories are
@@ -76,6 +91,8 @@ need_pkgs() {
 need_pkgs build-essential bc bison flex libelf-dev libssl-dev dwarves cpio \
 	ccache clang-19 lld-19 llvm-19 libzstd-dev zlib1g-dev libcap-dev \
 	xz-utils git rsync python3 kmod
+# make bindeb-pkg: dpkg-buildpackage and the debhelper its rules call
+if [ $variant = distro ]; then need_pkgs dpkg-dev debhelper; fi
 
 # --- source -----------------------------------------------------------------
 
@@ -100,6 +117,17 @@ if [ ! -f "$deb" ]; then
 	(cd "$cache/dl" && apt-get download -q "linux-source-6.12=$kver" >&2 2>/dev/null) ||
 		die "apt-get download linux-source-6.12=$kver failed"
 	deb=$(ls "$cache"/dl/linux-source-6.12_*"${kver#*:}"_all.deb | head -1)
+fi
+
+# the distro variant's base: Debian's configuration of this very kernel
+if [ $variant = distro ]; then
+	cfgdeb=$cache/dl/linux-config-6.12_${kver}_amd64.deb
+	if [ ! -f "$cfgdeb" ]; then
+		log "downloading linux-config-6.12 $kver"
+		(cd "$cache/dl" && apt-get download -q "linux-config-6.12=$kver" >&2 2>/dev/null) ||
+			die "apt-get download linux-config-6.12=$kver failed"
+		cfgdeb=$(ls "$cache"/dl/linux-config-6.12_*"${kver#*:}"_amd64.deb | head -1)
+	fi
 fi
 
 ksrc=$cache/linux-${kver%%-*}
@@ -162,6 +190,29 @@ if [ "$(git -C "$ktree" config --get "scxd.$branch" || true)" != "$series_hash" 
 	git -C "$ktree" config "scxd.$branch" "$series_hash"
 fi
 
+# check_fragments CONFIG FRAGMENT...: every option a fragment asks for
+# survived olddefconfig
+check_fragments() {
+	local config=$1 line opt bad=0
+	shift
+	while IFS= read -r line; do
+		case $line in CONFIG_*=n) opt=${line%%=*}
+			grep -q "^$opt=" "$config" && { log "config: $opt is set, fragment wants it off"; bad=1; } ;;
+		CONFIG_*) grep -qxF "$line" "$config" || { log "config: '$line' did not take (dependency missing?)"; bad=1; } ;;
+		esac
+	done < <(cat "$@" | grep '^CONFIG_')
+	return $bad
+}
+
+# --- distro: Debian's configuration, packaged with bindeb-pkg ----------------
+
+if [ $variant = distro ]; then
+	# shellcheck source=kernel/distro.sh
+	. "$repo/kernel/distro.sh"
+	scxd_build_distro
+	exit
+fi
+
 # --- kernel -----------------------------------------------------------------
 
 key=$( (echo "$kver $series_hash"; cat "${fragments[@]}") | sha256sum | cut -c1-16)
@@ -170,21 +221,15 @@ export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache}
 kmake=(make -C "$ktree" O="$kbuild" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_TIMESTAMP=scxd KBUILD_BUILD_USER=scxd KBUILD_BUILD_HOST=lab)
 
 if [ "$(cat "$kbuild/.scxd-key" 2>/dev/null)" != "$key" ] || [ ! -f "$kbuild/arch/x86/boot/bzImage" ]; then
+	[ $cached_only = 0 ] || { log "$variant kernel not built or out of date (--cached)"; exit 3; }
 	log "building $variant kernel (key $key) in $kbuild"
 	mkdir -p "$kbuild"
 	rm -f "$kbuild/.scxd-key"
 	"${kmake[@]}" -s tinyconfig >&2
 	"$ktree/scripts/kconfig/merge_config.sh" -m -O "$kbuild" "$kbuild/.config" "${fragments[@]}" >/dev/null
 	"${kmake[@]}" -s olddefconfig >&2
-	# every option a fragment asks for must have survived olddefconfig
-	bad=0
-	while IFS= read -r line; do
-		case $line in CONFIG_*=n) opt=${line%%=*}
-			grep -q "^$opt=" "$kbuild/.config" && { log "config: $opt is set, fragment wants it off"; bad=1; } ;;
-		CONFIG_*) grep -qxF "$line" "$kbuild/.config" || { log "config: '$line' did not take (dependency missing?)"; bad=1; } ;;
-		esac
-	done < <(cat "${fragments[@]}" | grep '^CONFIG_')
-	[ $bad = 0 ] || die "config fragments for $variant do not apply cleanly"
+	check_fragments "$kbuild/.config" "${fragments[@]}" ||
+		die "config fragments for $variant do not apply cleanly"
 	scxd_logged_make "$variant kernel" "$kbuild/build.log" "$kbuild.steps" "$default_steps" \
 		"${kmake[@]}" bzImage || die "$variant kernel build failed; full output: $kbuild/build.log"
 	echo "$key" > "$kbuild/.scxd-key"

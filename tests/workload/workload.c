@@ -333,7 +333,7 @@ static int plan_tasks(const struct wl_group *groups, unsigned int n_groups,
  * se.sum_exec_runtime of /proc/@pid/sched ("<ms>.<6 digits of ns>"),
  * the kernel's own count of the task's CPU time; false if unreadable.
  */
-static bool read_sum_exec_ns(pid_t pid, uint64_t *ns)
+bool wl_task_cpu_ns(pid_t pid, uint64_t *ns)
 {
 	char path[64], line[256];
 	bool found = false;
@@ -415,7 +415,7 @@ int wl_run(const struct wl_group *groups, unsigned int n_groups,
 	/* every task waits on the start pipe: their runtime so far, then go */
 	window = r == 0;
 	for (i = 0; window && i < started; i++)
-		window = read_sum_exec_ns(pids[i], &ran0[i]);
+		window = wl_task_cpu_ns(pids[i], &ran0[i]);
 	t0 = mono_ns();
 	sh->deadline_ns = t0 + (uint64_t)(duration_s * 1e9);
 	__sync_synchronize();
@@ -430,7 +430,7 @@ int wl_run(const struct wl_group *groups, unsigned int n_groups,
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
 			;
 		for (i = 0; window && i < started; i++)
-			window = read_sum_exec_ns(pids[i], &ran1[i]);
+			window = wl_task_cpu_ns(pids[i], &ran1[i]);
 	}
 
 	for (i = 0; i < started; i++) {

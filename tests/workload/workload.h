@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 enum wl_kind {
 	WL_SPIN,
@@ -81,6 +82,9 @@ void wl_result_free(struct wl_result *res);
 /* Sum of ops of the tasks of group @g. */
 uint64_t wl_group_ops(const struct wl_result *res, unsigned int g);
 uint64_t wl_group_cpu_ns(const struct wl_result *res, unsigned int g);
+
+/* The kernel's count of @pid's CPU time (se.sum_exec_runtime); false if unreadable. */
+bool wl_task_cpu_ns(pid_t pid, uint64_t *ns);
 
 /*
  * Machine-readable report, one line per task and per group, then

@@ -123,14 +123,14 @@ static bool selected(const struct config *cfg, const char *test)
 }
 
 /*
- * Every task progressed; no spinner below a fifth of the spinners' mean.
- * A ratio of CPU times over one window, so a busy host, which slows all
+ * Every task progressed; no spinner but the one of group @unranked below a
+ * fifth of the others' mean. A ratio of CPU times over one window, so a busy host, which slows all
  * vCPUs alike, does not move it. The CPU time is the kernel's count over
  * the common window (/proc/PID/sched, read by the runner) when the kernel
  * has it, else what each task measured of itself.
  */
-static bool check_progress(const struct wl_group *groups, const struct wl_result *res,
-			   char *why, size_t len)
+static bool check_progress_but(const struct wl_group *groups, const struct wl_result *res,
+			       unsigned int unranked, char *why, size_t len)
 {
 	uint64_t spin_sum = 0, spin_min = UINT64_MAX;
 	unsigned int i, n_spin = 0, min_group = 0;
@@ -144,7 +144,7 @@ static bool check_progress(const struct wl_group *groups, const struct wl_result
 				 wl_kind_name(groups[t->group].kind));
 			return false;
 		}
-		if (groups[t->group].kind == WL_SPIN) {
+		if (groups[t->group].kind == WL_SPIN && t->group != unranked) {
 			spin_sum += cpu;
 			if (cpu < spin_min) {
 				spin_min = cpu;
@@ -165,6 +165,12 @@ static bool check_progress(const struct wl_group *groups, const struct wl_result
 		 wl_group_ops(res, 0) / res->wall_s, wl_group_ops(res, 1) / res->wall_s,
 		 wl_group_ops(res, 2) / res->wall_s);
 	return true;
+}
+
+static bool check_progress(const struct wl_group *groups, const struct wl_result *res,
+			   char *why, size_t len)
+{
+	return check_progress_but(groups, res, UINT_MAX, why, len);
 }
 
 static void test_root_mixed_tuned(const struct config *cfg, const char *name,
@@ -538,6 +544,91 @@ static void own_spinner_figure(const struct wl_result *res, unsigned int g, char
 			 own / 1e6, own * (double)n / sum);
 }
 
+/* usage_usec of cgroup @dir's cpu.stat ("" for the root), 0 if unreadable */
+static uint64_t cgroup_usage_us(const char *dir)
+{
+	char path[PATH_MAX], key[64];
+	unsigned long long v;
+	uint64_t usage = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cpu.stat", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%63s %llu", key, &v) == 2)
+		if (!strcmp(key, "usage_usec")) {
+			usage = v;
+			break;
+		}
+	fclose(f);
+	return usage;
+}
+
+/* CPU of each contender of the parent: its own tasks, then each child */
+struct entity_usage {
+	uint64_t own_us;
+	uint64_t child_us[MAX_CHILDREN_TESTED];
+};
+
+/*
+ * CPU time of the threads in the root cgroup, in µs, by the kernel's
+ * per-task count: the root's cpu.stat is tick-based, which a TCG guest's
+ * late ticks undercount.
+ */
+static uint64_t root_threads_usage_us(void)
+{
+	uint64_t sum = 0, ns;
+	FILE *f;
+	int tid;
+
+	f = fopen("/sys/fs/cgroup/cgroup.threads", "re");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%d", &tid) == 1)
+		if (wl_task_cpu_ns(tid, &ns))
+			sum += ns / 1000;
+	fclose(f);
+	return sum;
+}
+
+static void entity_usage_read(const struct family *fam, struct entity_usage *u)
+{
+	unsigned int i;
+
+	u->own_us = root_threads_usage_us();
+	for (i = 0; i < fam->n; i++)
+		u->child_us[i] = cgroup_usage_us(fam->cgroups[i]);
+}
+
+/*
+ * Every contender got at least a fifth of the contenders' mean: the
+ * parent's promise is about entities (its own tasks as one, each child
+ * as one), not about single tasks, and our own entity also holds every
+ * loader and this test.
+ */
+static bool check_entities(const struct family *fam, const struct entity_usage *a,
+			   const struct entity_usage *b, char *why, size_t len)
+{
+	uint64_t own = b->own_us - a->own_us, sum = own, min = own, d;
+	unsigned int i, min_i = UINT_MAX;
+	size_t at = strlen(why);
+	double mean;
+
+	for (i = 0; i < fam->n; i++) {
+		d = b->child_us[i] - a->child_us[i];
+		sum += d;
+		if (d < min) {
+			min = d;
+			min_i = i;
+		}
+	}
+	mean = (double)sum / (fam->n + 1);
+	snprintf(why + at, len - at, "; entities: ours %.0f ms, mean %.0f ms, least %.0f ms (%s)",
+		 own / 1e3, mean / 1e3, min / 1e3, min_i == UINT_MAX ? "ours" : fam->cgroups[min_i]);
+	return min * 5 >= mean;
+}
+
 /* One spinner and one sleeper in each child cgroup, and a spinner in the root. */
 static void test_children(const struct config *cfg, unsigned int n)
 {
@@ -576,10 +667,21 @@ static void test_children(const struct config *cfg, unsigned int n)
 	duration = n > 16 ? 2 * cfg->duration : cfg->duration;
 	first[0] = '\0';
 	for (run = 0; run < 2; run++) {
+		struct entity_usage before, after;
+
+		entity_usage_read(&fam, &before);
 		r = wl_run(groups, k, duration, &res);
-		ok = r == 0 && check_progress(groups, &res, why, sizeof(why));
+		entity_usage_read(&fam, &after);
+		/*
+		 * Our own spinner shares our entity with the 64 loaders and
+		 * this test, whose wake-ups under TCG use most of the entity's
+		 * 1/65 (issue 21: 0.08 of the spinners' mean, with ours at 2x
+		 * the entities' mean): rank it by its entity, not by itself.
+		 */
+		ok = r == 0 && check_progress_but(groups, &res, k - 1, why, sizeof(why));
 		if (r == 0) {
 			own_spinner_figure(&res, k - 1, why, sizeof(why));
+			ok = check_entities(&fam, &before, &after, why, sizeof(why)) && ok;
 			wl_result_free(&res);
 		}
 		else

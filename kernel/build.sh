@@ -162,6 +162,17 @@ if [ $pristine = 0 ]; then
 		series_patches | while read -r p; do
 			cat "$repo/kernel/patches/$p" 2>/dev/null || echo "missing $p"; done) | sha256sum | cut -c1-16)
 fi
+# What the kernel image and the BPF tools are built from: the series less
+# its selftests' hunks, so that a fix to a selftest alone is applied to the
+# tree but rebuilds neither (kselftest/run builds the selftests each time).
+kernel_hash=pristine
+if [ $pristine = 0 ]; then
+	kernel_hash=$( (cat "$repo/kernel/series";
+		series_patches | while read -r p; do
+			cat "$repo/kernel/patches/$p" 2>/dev/null || echo "missing $p"; done) |
+		awk '/^diff --git / { skip = ($3 ~ /^a\/tools\/testing\//) } !skip' |
+		sha256sum | cut -c1-16)
+fi
 # The pristine tree is the repo's own checkout; the series is applied in a
 # worktree beside it, so both variants can be built without a checkout
 # touching the other's files (and so without needless rebuilds).
@@ -215,7 +226,7 @@ fi
 
 # --- kernel -----------------------------------------------------------------
 
-key=$( (echo "$kver $series_hash"; cat "${fragments[@]}") | sha256sum | cut -c1-16)
+key=$( (echo "$kver $kernel_hash"; cat "${fragments[@]}") | sha256sum | cut -c1-16)
 kbuild=$cache/build/$variant
 export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache}
 kmake=(make -C "$ktree" O="$kbuild" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_TIMESTAMP=scxd KBUILD_BUILD_USER=scxd KBUILD_BUILD_HOST=lab)
@@ -239,4 +250,4 @@ fi
 
 # shellcheck source=kernel/bpf-tools.sh
 . "$repo/kernel/bpf-tools.sh"
-scxd_bpf_tools_and_env "$ktree" "$kbuild" "$cache/tools/${kver%%-*}-$series_hash" "$kver" "$variant"
+scxd_bpf_tools_and_env "$ktree" "$kbuild" "$cache/tools/${kver%%-*}-$kernel_hash" "$kver" "$variant"

@@ -140,8 +140,10 @@ static bool check_progress_but(const struct wl_group *groups, const struct wl_re
 		uint64_t cpu = res->window ? t->window_cpu_ns : t->cpu_ns;
 
 		if (t->failed || t->ops == 0) {
-			snprintf(why, len, "task %u (%s) made no progress", i,
-				 wl_kind_name(groups[t->group].kind));
+			snprintf(why, len, "task %u (%s in %s) %s", i,
+				 wl_kind_name(groups[t->group].kind),
+				 groups[t->group].cgroup ?: "ours",
+				 t->failed ? "could not be set up" : "made no progress");
 			return false;
 		}
 		if (groups[t->group].kind == WL_SPIN && t->group != unranked) {
@@ -703,7 +705,8 @@ static void test_children(const struct config *cfg, unsigned int n)
 			snprintf(why, sizeof(why), "workload: %s", strerror(-r));
 		if (ok || r < 0)
 			break;
-		snprintf(first, sizeof(first), "%s", why);
+		if (!run)
+			snprintf(first, sizeof(first), "%s", why);
 	}
 	if (first[0]) {
 		size_t at = strlen(why);

@@ -7,8 +7,9 @@
  *                           N cgroups under --dir that stay (the churn with N
  *                           live matching cgroups): made at once, then waited
  *                           for until each has an enabled sub-<cgid> running OPS
- *   churn depopulate [--timeout S] [OPTIONS]
- *                           remove them all, wait until none has a sub-<cgid>
+ *   churn depopulate [--batch N] [--timeout S] [OPTIONS]
+ *                           remove them all (N at a time), wait until none
+ *                           has a sub-<cgid>
  *   churn links [PIN_DIR]   print the id of every link pinned by scxd
  *   churn task MS           the workload a scope runs: spin and sleep MS ms
  *   churn forge-uevent      send a sched_ext uevent from this process (not the
@@ -837,44 +838,66 @@ static int populate(const struct options *o, unsigned int count, const char *ops
 }
 
 /*
- * depopulate: remove every child of --dir and --dir itself, and wait until
- * none of them has a sub-scheduler left, at most @timeout_s. One ok/not
- * ok line with the time that took and scxd's footprint after it.
+ * depopulate: remove every child of --dir and --dir itself, @batch at a
+ * time (0: all at once), each batch waited for until none of its cgroups
+ * has a sub-scheduler left, at most @timeout_s in all. A line per batch
+ * (how long it took with how many still attached) and one ok/not ok line
+ * with the total and scxd's footprint after it.
  */
-static int depopulate(const struct options *o, unsigned int timeout_s)
+static int depopulate(const struct options *o, unsigned int batch, unsigned int timeout_s)
 {
 	static uint64_t ids[MAX_SUBS], have[MAX_SUBS];
+	static char names[MAX_SUBS][NAME_MAX + 1];
 	unsigned int n = 0, n_have, left = 0;
 	struct proc_sample s0 = { .rss_kb = -1 }, s1 = { .rss_kb = -1 };
 	char dir[PATH_MAX];
 	double t0, dt;
 
 	snprintf(dir, sizeof(dir), "%s/%s", o->cgroup_root, o->dir);
-	collect_children(o, o->dir, ids, &n);
-	if (o->scxd_pid > 0)
-		sample_proc(o->scxd_pid, &s0);
-	t0 = now_s();
 	{
 		_cleanup_(closedirp) DIR *d = opendir(dir);
 
-		for (struct dirent *de; d && (de = readdir(d));) {
+		for (struct dirent *de; d && (de = readdir(d)) && n < MAX_SUBS;) {
 			char cg[PATH_MAX * 2];
+			struct stat sb;
 
 			if (de->d_type != DT_DIR || de->d_name[0] == '.')
 				continue;
 			snprintf(cg, sizeof(cg), "%s/%s", dir, de->d_name);
+			if (stat(cg, &sb) < 0)
+				continue;
+			snprintf(names[n], sizeof(names[n]), "%s", de->d_name);
+			ids[n++] = sb.st_ino;
+		}
+	}
+	if (!batch || batch > n)
+		batch = n;
+	if (o->scxd_pid > 0)
+		sample_proc(o->scxd_pid, &s0);
+	t0 = now_s();
+	for (unsigned int first = 0; first < n && !left; first += batch) {
+		unsigned int k = n - first < batch ? n - first : batch;
+		double tb = now_s();
+
+		for (unsigned int i = first; i < first + k; i++) {
+			char cg[PATH_MAX * 2];
+
+			snprintf(cg, sizeof(cg), "%s/%s", dir, names[i]);
 			if (rmdir(cg) < 0)
 				fprintf(stderr, "churn: rmdir %s: %m\n", cg);
 		}
-	}
-	while (now_s() - t0 < timeout_s) {
-		n_have = 0;
-		collect_subs(SCX_SYSFS "/root/sub", have, &n_have);
-		qsort(have, n_have, sizeof(*have), cmp_u64);
-		left = count_in(ids, n, have, n_have);
-		if (!left)
-			break;
-		sleep_ms(live_poll_ms(n));
+		while (now_s() - t0 < timeout_s) {
+			n_have = 0;
+			collect_subs(SCX_SYSFS "/root/sub", have, &n_have);
+			qsort(have, n_have, sizeof(*have), cmp_u64);
+			left = count_in(ids + first, k, have, n_have);
+			if (!left)
+				break;
+			sleep_ms(live_poll_ms(n - first));
+		}
+		if (k < n)
+			printf("churn: %u removed, %u others still there: detached in %.1f s%s\n", k,
+			       n - first - k, now_s() - tb, left ? " (not all: gave up)" : "");
 	}
 	dt = now_s() - t0;
 	rmdir(dir);
@@ -884,9 +907,9 @@ static int depopulate(const struct options *o, unsigned int timeout_s)
 		sample_proc(o->scxd_pid, &s1);
 	}
 	result(!left && n, "live-detach",
-	       "%u cgroups in %s/ removed, %u sub-scheduler(s) of them left %.1f s after the first rmdir; "
+	       "%u cgroups in %s/ removed %u at a time, %u sub-scheduler(s) of them left %.1f s after the first rmdir; "
 	       "scxd VmRSS %ld -> %ld kB, fds %d -> %d, CPU %.2f s",
-	       n, o->dir, left, dt, s0.rss_kb, s1.rss_kb, s0.fds, s1.fds,
+	       n, o->dir, batch, left, dt, s0.rss_kb, s1.rss_kb, s0.fds, s1.fds,
 	       (double)(s1.cpu_ticks - s0.cpu_ticks) / sysconf(_SC_CLK_TCK));
 	return failures;
 }
@@ -958,7 +981,7 @@ static int usage(FILE *f)
 	      "                 [--also NAME]... [--root-ops OPS] [--scxd-pid PID] [--rss-margin-kb KB]\n"
 	      "                 [--label PREFIX] [--kill-every N]   (self-test: SIGKILL every Nth task, must fail)\n"
 	      "       churn populate --count N [--ops OPS] [--timeout S] [--dir NAME] [--scxd-pid PID] [--label PREFIX]\n"
-	      "       churn depopulate [--timeout S] [--dir NAME] [--scxd-pid PID] [--label PREFIX]\n"
+	      "       churn depopulate [--batch N] [--timeout S] [--dir NAME] [--scxd-pid PID] [--label PREFIX]\n"
 	      "       churn links [PIN_DIR]\n"
 	      "       churn task MS\n"
 	      "       churn forge-uevent\n", f);
@@ -990,6 +1013,7 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'C' },
 		{ "ops", required_argument, NULL, 'O' },
 		{ "timeout", required_argument, NULL, 'X' },
+		{ "batch", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -1000,7 +1024,7 @@ int main(int argc, char **argv)
 		.slice = "scxd-churn.slice", .rss_margin_kb = 512,
 	};
 	static char exe[PATH_MAX];
-	unsigned int count = 0, timeout_s = 0;
+	unsigned int count = 0, timeout_s = 0, batch = 0;
 	const char *mode, *ops = NULL;
 	int c;
 
@@ -1044,6 +1068,7 @@ int main(int argc, char **argv)
 		case 'C': count = atoi(optarg); break;
 		case 'O': ops = optarg; break;
 		case 'X': timeout_s = atoi(optarg); break;
+		case 'B': batch = atoi(optarg); break;
 		case 'h': return usage(stdout);
 		default: return usage(stderr);
 		}
@@ -1053,7 +1078,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "populate"))
 		return populate(&o, count, ops, timeout_s ? timeout_s : 60 + 2 * count);
 	if (!strcmp(mode, "depopulate"))
-		return depopulate(&o, timeout_s ? timeout_s : 600);
+		return depopulate(&o, batch, timeout_s ? timeout_s : 600 + count);
 	if (o.window < 2 || o.window > MAX_WINDOW || !o.max_scopes || o.max_scopes > MAX_WINDOW) {
 		fprintf(stderr, "churn: --window and --max-scopes must be 2..%d and 1..%d\n",
 			MAX_WINDOW, MAX_WINDOW);

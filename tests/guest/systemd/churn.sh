@@ -105,7 +105,8 @@ echo "churn: $(($(date +%s) - t0)) s for $cycles cycles"
 # the scxd-rss-fds-steady line's CPU per cycle
 per_cycle() { sed -n 's/.*scxd-rss-fds-steady.* \([0-9.]*\) ms per cycle.*/\1/p' "$1" | head -1; }
 if [ "$live" -gt 0 ] && [ "$ops" = scxd_wparent ]; then
-	# the usual churn's output is on the console; its figure again, quietly
+	# the reference: the same churn right before the live cgroups come,
+	# its output kept for scxd's CPU per cycle
 	$churn run --cycles "$cycles" --max-seconds "$max_seconds" --root-ops "$ops" --scxd-pid "$pid" \
 		--dir churn --slice scxd-churn.slice --label ref- > /run/churn-ref.out 2>&1 ||
 		fails=$((fails + $?))

@@ -702,11 +702,17 @@ static int run(const struct options *o)
 		double cpu_s = (double)(after.cpu_ticks - before.cpu_ticks) / hz;
 		unsigned long n = st.cycles > o->warmup ? st.cycles - o->warmup : 0;
 
-		result(ok, "scxd-rss-fds-steady",
-		       "pid %d after %lu warm-up cycles -> end: VmRSS %ld -> %ld kB (margin %u), fds %d -> %d, "
-		       "CPU %.2f s over the run, %.2f ms per cycle",
-		       o->scxd_pid, o->warmup, before.rss_kb, after.rss_kb, o->rss_margin_kb, before.fds,
-		       after.fds, cpu_s, n ? cpu_s * 1e3 / n : 0.0);
+		if (before.rss_kb < 0 || after.rss_kb < 0) {
+			/* no CPU figure either: the shell reads "ms per cycle" */
+			result(false, "scxd-rss-fds-steady", "pid %d: no %s sample, it is gone",
+			       o->scxd_pid, before.rss_kb < 0 ? "warm-up" : "end");
+		} else {
+			result(ok, "scxd-rss-fds-steady",
+			       "pid %d after %lu warm-up cycles -> end: VmRSS %ld -> %ld kB (margin %u), fds %d -> %d, "
+			       "CPU %.2f s over the run, %.2f ms per cycle",
+			       o->scxd_pid, o->warmup, before.rss_kb, after.rss_kb, o->rss_margin_kb,
+			       before.fds, after.fds, cpu_s, n ? cpu_s * 1e3 / n : 0.0);
+		}
 	}
 	rmdir(dir);
 	return failures;

@@ -231,9 +231,9 @@ rmdir /sys/fs/cgroup/churn-down
 
 if [ "$live" -gt 0 ]; then
 	echo "churn: the live cgroups' links were among the kill -9's unchanged links ($(echo "$links0" | wc -l) in all)"
-	# 100 at a time: removing a thousand children at once stalls the
-	# kernel for longer than the sched_ext watchdog allows under TCG
-	# (tests/bench/README.md, scxd-attach), which is not what this checks
+	# 100 at a time: when a thousand children were removed at once, the
+	# sched_ext watchdog ended the root under TCG (tests/bench/README.md,
+	# scxd-attach), which is not what this checks
 	$churn depopulate --dir churn-live --batch 100 --scxd-pid "$(mainpid)" || fails=$((fails + 1))
 	echo "churn: scxd (pid $(mainpid), restarted by the kill -9) after: VmRSS $(awk '/VmRSS/ { print $2 }' /proc/"$(mainpid)"/status) kB, $(ls /proc/"$(mainpid)"/fd | wc -l) fds"
 fi

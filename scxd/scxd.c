@@ -21,6 +21,7 @@
  * the last reconcile) catches whatever was missed anyway.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -345,13 +346,15 @@ static void arm_retry_timer(struct daemon *d)
 /*
  * A cgroup path is under 4 KiB, but with the cgroup root in front it may
  * not fit PATH_MAX: then the watch goes through an O_PATH descriptor.
+ * Returns 1 for a new watch, 0 for one that was there already.
  */
 static int watch_cgroup(struct daemon *d, const char *cgroup)
 {
 	const uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR;
 	_cleanup_close_ int root = -1, fd = -1;
 	char path[PATH_MAX];
-	int wd;
+	bool fresh;
+	int wd, r;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s%s", d->paths.cgroup_root,
 			     streq(cgroup, "/") ? "" : cgroup) >= sizeof(path)) {
@@ -366,7 +369,50 @@ static int watch_cgroup(struct daemon *d, const char *cgroup)
 	if (wd < 0)
 		return -errno;
 	/* events name the watched directory by wd: keep its cgroup */
-	return watch_table_set(&d->watches, wd, cgroup);
+	fresh = !watch_table_get(&d->watches, wd);
+	r = watch_table_set(&d->watches, wd, cgroup);
+	return r < 0 ? r : fresh;
+}
+
+static void schedule_debounced(struct daemon *d);
+
+/*
+ * A new watch reports what is made from now on, and the scan that found
+ * cgroup ran before it was added: a child made in between (a burst of
+ * mkdirs right after their parent's) would wait for the safety resync,
+ * minutes. Look again: a child the scan did not list puts cgroup in the
+ * next reconcile's scope.
+ */
+static void watch_catch_up(struct daemon *d, const char *cgroup, const struct cgroup_list *cgroups)
+{
+	const char *prefix = streq(cgroup, "/") ? "" : cgroup;
+	_cleanup_closedir_ DIR *dir = NULL;
+	char path[PATH_MAX];
+	struct dirent *de;
+	bool missed = false;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s%s", d->paths.cgroup_root, prefix) >= sizeof(path))
+		missed = true;	/* cannot tell: look again */
+	else if (!(dir = opendir(path)))
+		return;		/* gone: its parent's watch says so */
+	while (dir && !missed && (de = readdir(dir))) {
+		_cleanup_free_ char *child = NULL;
+
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		if (asprintf(&child, "%s/%s", prefix, de->d_name) < 0)
+			missed = true;
+		else
+			missed = !cgroup_list_id(cgroups, child);
+	}
+	if (!missed)
+		return;
+	log_debug(ABOUT(.cgroup = cgroup), "%s: cgroups made while its watch was being added: looking again",
+		  cgroup);
+	if (scope_add(&d->pending, cgroup) < 0)
+		scope_set_full(&d->pending);
+	if (d->debounce_timer)
+		schedule_debounced(d);
 }
 
 /*
@@ -385,6 +431,8 @@ static void watch_cgroups(struct daemon *d, const struct cgroup_list *cgroups)
 			continue;
 		/* Adding a watch again returns the same one: idempotent. */
 		r = watch_cgroup(d, cgroups->paths[i]);
+		if (r > 0)
+			watch_catch_up(d, cgroups->paths[i], cgroups);
 		if (r < 0 && r != -ENOENT)
 			log_warning(r, ABOUT(.cgroup = cgroups->paths[i]),
 				    "%s: cannot watch for new cgroups: %s", cgroups->paths[i],

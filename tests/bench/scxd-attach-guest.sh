@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Inside the systemd guest (tests/bench/scxd-attach boots it): scxd's attach
 # latency against a raw libbpf loader of the same object, a burst of
-# cgroups, and scxd's footprint. Prints figures, judges nothing.
+# cgroups (BURST: a size or a comma-separated list of sizes), and scxd's
+# footprint. Prints figures, judges nothing.
 #
-#   sh scxd-attach-guest.sh [RUNS [BURST]]
+#   sh scxd-attach-guest.sh [RUNS [BURST[,BURST...]]]
 runs=${1:-20}
 burst=${2:-200}
 at=/payload/scxd-attach-time
@@ -66,9 +67,12 @@ EOF
 	$at child --runs "$runs" --dir /sys/fs/cgroup/rawbench --raw -- sched-run -c {} "$objdir/vtime.bpf.o" > /run/craw.out
 	grep -v ' run ' /run/cscxd.out /run/craw.out | sed 's/^\/run\///'
 	echo "child-attach: scxd/raw median ratio $(ratio "$(median /run/cscxd.out)" "$(median /run/craw.out)")"
-	echo "== burst: $burst matching cgroups at once"
-	$at burst --count "$burst" --dir /sys/fs/cgroup/bench-burst
-	refresh_pid
+	# BURST may be a list (200,1000): the sizes side by side in one boot
+	for n in $(echo "$burst" | tr ',' ' '); do
+		echo "== burst: $n matching cgroups at once"
+		$at burst --count "$n" --dir /sys/fs/cgroup/bench-burst --pid "$pid"
+		refresh_pid
+	done
 	echo "== scxd with 50 attached children, idle"
 	mkdir -p /sys/fs/cgroup/bench-burst
 	for i in $(seq 1 50); do mkdir /sys/fs/cgroup/bench-burst/k$i; done
@@ -78,6 +82,7 @@ EOF
 	$at idle --pid "$pid" --seconds 10
 	for i in $(seq 1 50); do rmdir /sys/fs/cgroup/bench-burst/k$i; done
 else
+	burst=$(echo "$burst" | tr ',' '\n' | sort -n | tail -1)
 	echo "== no sub_cgroup_id in the kernel's BTF: this kernel has no sub-schedulers; child attach, burst attach and 50 attached children need it"
 	printf '{ "version": 1, "entries": [\n  { "cgroup": "/", "scheduler": "wparent" },\n  { "cgroup": "/bench-burst/*", "scheduler": "vtime" } ] }\n' > /run/sub.json
 	if scxd --check /run/sub.json >/dev/null 2>&1; then

@@ -20,9 +20,10 @@
  * loader is started on it right after) until a sub-<cgid> directory for it
  * under root/sub says "enabled" in its state file.
  * burst: N cgroups made in DIR at once, until all have an enabled
- * sub-<cgid>, then removed, until none has a sub-<cgid> at all. On a
- * kernel without sub-schedulers: until scxd's CPU time stops moving, and
- * how much it used.
+ * sub-<cgid> (with a line at every tenth of N), then removed, until none
+ * has a sub-<cgid> at all; with --pid, scxd's RSS, fds and CPU time before,
+ * with all attached and after. On a kernel without sub-schedulers: until
+ * scxd's CPU time stops moving, and how much it used.
  * idle: scxd's context switches (its wakeups), CPU time and RSS over S
  * seconds.
  * Prints one line per run and a summary: median, min, max, interquartile
@@ -174,9 +175,17 @@ static void collect_subs(const char *dir, uint64_t *ids, unsigned int *n,
 	}
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
  * How many of @want[0..@n) have an enabled sub-<cgid> (@present), or have
- * none at all, enabled or not (!@present).
+ * none at all, enabled or not (!@present). Sorted and searched: with a
+ * thousand children a poll must not cost a million compares.
  */
 static unsigned int count_subs(const uint64_t *want, unsigned int n, bool present)
 {
@@ -184,11 +193,10 @@ static unsigned int count_subs(const uint64_t *want, unsigned int n, bool presen
 	unsigned int n_have = 0, hits = 0;
 
 	collect_subs(SCX_SYSFS "/root/sub", have, &n_have, present);
+	qsort(have, n_have, sizeof(*have), cmp_u64);
 	for (unsigned int i = 0; i < n; i++) {
-		bool found = false;
+		bool found = bsearch(&want[i], have, n_have, sizeof(*have), cmp_u64);
 
-		for (unsigned int j = 0; j < n_have && !found; j++)
-			found = have[j] == want[i];
 		hits += found == present;
 	}
 	return hits;
@@ -358,6 +366,45 @@ static unsigned long long cpu_ticks(pid_t pid)
 	return ut + st;
 }
 
+struct proc_figures {
+	unsigned long long ctxt, ticks;
+	long rss_kb, hwm_kb;
+	int fds;
+};
+
+static int read_proc(pid_t pid, struct proc_figures *f)
+{
+	char path[64], line[256], stat[1024];
+	_cleanup_(fclosep) FILE *s = NULL;
+	_cleanup_(closedirp) DIR *d = NULL;
+	unsigned long long v, ut, st;
+	const char *p;
+
+	*f = (struct proc_figures){};
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	s = fopen(path, "re");
+	if (!s)
+		return -errno;
+	while (fgets(line, sizeof(line), s)) {
+		if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1)
+			f->ctxt += v;
+		sscanf(line, "VmRSS: %ld", &f->rss_kb);
+		sscanf(line, "VmHWM: %ld", &f->hwm_kb);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	for (struct dirent *de; d && (de = readdir(d));)
+		f->fds += de->d_name[0] != '.';
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_line(path, stat, sizeof(stat)) < 0 || !(p = strrchr(stat, ')')))
+		return -EIO;
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -EIO;
+	f->ticks = ut + st;
+	return 0;
+}
+
 /* Wait until @pid's CPU time has not moved for 1 s; ms from @t0 to its last move. */
 static double wait_quiet(pid_t pid, double t0)
 {
@@ -412,13 +459,41 @@ static int burst_quiet(const struct options *o, unsigned int n, double t0)
 	return 0;
 }
 
+/*
+ * Each poll reads the state file of every sub-<cgid>: under TCG a poll of
+ * a thousand takes a vCPU for a while, so larger bursts are polled less
+ * often (10 ms + 1 ms per 5 cgroups; that is also the figures' resolution).
+ */
+static unsigned int poll_ms(unsigned int n)
+{
+	return 10 + n / 5;
+}
+
+/* scxd's footprint now (with --pid), and its CPU time since @ref. */
+static void burst_scxd(const struct options *o, const char *when, struct proc_figures *now,
+		       const struct proc_figures *ref)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (!o->scxd || read_proc(o->scxd, now) < 0)
+		return;
+	printf("burst: scxd %s: VmRSS %ld kB (peak %ld kB), %d fds", when, now->rss_kb, now->hwm_kb, now->fds);
+	if (ref)
+		printf(", %.2f s CPU since the previous line", (double)(now->ticks - ref->ticks) / hz);
+	printf("\n");
+}
+
 static int bench_burst(const struct options *o)
 {
 	static uint64_t ids[MAX_IDS];
-	unsigned int n = o->count, got;
+	unsigned int n = o->count, got, step = n >= 100 ? n / 10 : n, next = step;
+	/* 600 s, or 1.5 s per cgroup for more than 400 (200 took 46 s under TCG) */
+	double limit_ms = (n * 1.5 > 5 * TIMEOUT_S ? n * 1.5 : 5 * TIMEOUT_S) * 1e3;
+	struct proc_figures f0 = {}, f1 = {}, f2 = {};
 	double t0, t_all, t_gone;
 
 	mkdir(o->dir, 0755);
+	burst_scxd(o, "before the burst", &f0, NULL);
 	t0 = now_ms();
 	for (unsigned int i = 0; i < n; i++) {
 		char cg[PATH_MAX];
@@ -434,10 +509,19 @@ static int bench_burst(const struct options *o)
 	printf("burst: %u mkdirs took %.1f ms\n", n, now_ms() - t0);
 	if (access(SCX_SYSFS "/root/sub", F_OK) < 0)
 		return burst_quiet(o, n, t0);
-	while ((got = count_subs(ids, n, true)) < n && now_ms() - t0 < 5 * TIMEOUT_S * 1e3)
-		sleep_ms(10);
+	while ((got = count_subs(ids, n, true)) < n && now_ms() - t0 < limit_ms) {
+		if (got >= next) {
+			printf("burst: %u of %u attached at %.1f ms\n", got, n, now_ms() - t0);
+			fflush(stdout);
+			while (next <= got)
+				next += step;
+		}
+		sleep_ms(poll_ms(n));
+	}
 	t_all = now_ms() - t0;
-	printf("burst: %u of %u cgroups attached %.1f ms after the first mkdir\n", got, n, t_all);
+	printf("burst: %u of %u cgroups attached %.1f ms after the first mkdir (polled every %u ms)\n",
+	       got, n, t_all, poll_ms(n));
+	burst_scxd(o, "with all attached", &f1, &f0);
 	t0 = now_ms();
 	for (unsigned int i = 0; i < n; i++) {
 		char cg[PATH_MAX];
@@ -445,44 +529,16 @@ static int bench_burst(const struct options *o)
 		snprintf(cg, sizeof(cg), "%s/b%u", o->dir, i);
 		rmdir(cg);
 	}
-	while (count_subs(ids, n, false) < n && now_ms() - t0 < 5 * TIMEOUT_S * 1e3)
-		sleep_ms(10);
+	while (count_subs(ids, n, false) < n && now_ms() - t0 < limit_ms)
+		sleep_ms(poll_ms(n));
 	t_gone = now_ms() - t0;
 	printf("burst: all %u detached %.1f ms after the first rmdir\n", n, t_gone);
+	/* let scxd finish forgetting them before its footprint is read */
+	if (o->scxd)
+		wait_quiet(o->scxd, now_ms());
+	burst_scxd(o, "after all detached", &f2, &f1);
 	rmdir(o->dir);
 	return got == n ? 0 : 1;
-}
-
-struct proc_figures {
-	unsigned long long ctxt, ticks;
-	long rss_kb;
-};
-
-static int read_proc(pid_t pid, struct proc_figures *f)
-{
-	char path[64], line[256], stat[1024];
-	_cleanup_(fclosep) FILE *s = NULL;
-	unsigned long long v, ut, st;
-	const char *p;
-
-	*f = (struct proc_figures){};
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	s = fopen(path, "re");
-	if (!s)
-		return -errno;
-	while (fgets(line, sizeof(line), s)) {
-		if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1 ||
-		    sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1)
-			f->ctxt += v;
-		sscanf(line, "VmRSS: %ld", &f->rss_kb);
-	}
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_line(path, stat, sizeof(stat)) < 0 || !(p = strrchr(stat, ')')))
-		return -EIO;
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return -EIO;
-	f->ticks = ut + st;
-	return 0;
 }
 
 static int bench_idle(const struct options *o)

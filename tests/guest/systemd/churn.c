@@ -3,6 +3,13 @@
  * churn: cgroup churn against a running scxd, inside the systemd guest.
  *
  *   churn run [OPTIONS]     create/attach/remove cycles, checked from sysfs
+ *   churn populate --count N [--ops OPS] [--timeout S] [OPTIONS]
+ *                           N cgroups under --dir that stay (the churn with N
+ *                           live matching cgroups): made at once, then waited
+ *                           for until each has an enabled sub-<cgid> running OPS
+ *   churn depopulate [--batch N] [--timeout S] [OPTIONS]
+ *                           remove them all (N at a time), wait until none
+ *                           has a sub-<cgid>
  *   churn links [PIN_DIR]   print the id of every link pinned by scxd
  *   churn task MS           the workload a scope runs: spin and sleep MS ms
  *   churn forge-uevent      send a sched_ext uevent from this process (not the
@@ -18,7 +25,7 @@
  * tree is what the policy wants for the cgroups that exist at that moment:
  * the root scheduler named by --root-ops, and, when the kernel has
  * sub-schedulers (its BTF has sub_cgroup_id), a sub-<cgid> directory under
- * root/sub for exactly the direct children of --dir, --slice and --also
+ * root/sub for exactly the direct children of --dir, --slice and every --also
  * (cgroups the caller makes outside the churn, matched by the policy) plus
  * whatever was there at the start. At the end everything it made is gone and the tree must be back
  * at that baseline. Every task it started must be seen to exit 0.
@@ -59,6 +66,7 @@
 #define SCX_SYSFS "/sys/kernel/sched_ext"
 #define MAX_SUBS 4096
 #define MAX_WINDOW 64
+#define MAX_ALSO 4
 
 struct options {
 	unsigned long cycles;
@@ -73,7 +81,8 @@ struct options {
 	const char *cgroup_root;
 	const char *dir;	/* below cgroup_root, e.g. "churn" */
 	const char *slice;	/* e.g. "scxd-churn.slice"; NULL: no scopes */
-	const char *also;	/* children wanted too, not churned; or NULL */
+	const char *also[MAX_ALSO];	/* children wanted too, not churned */
+	unsigned int n_also;
 	const char *root_ops;	/* expected root/ops; NULL: not checked */
 	pid_t scxd_pid;
 	unsigned int rss_margin_kb;
@@ -406,8 +415,8 @@ static bool tree_matches(const struct options *o, const uint64_t *baseline, unsi
 	collect_children(o, o->dir, want, &n_want);
 	if (o->slice)
 		collect_children(o, o->slice, want, &n_want);
-	if (o->also)
-		collect_children(o, o->also, want, &n_want);
+	for (unsigned int i = 0; i < o->n_also; i++)
+		collect_children(o, o->also[i], want, &n_want);
 	collect_subs(SCX_SYSFS "/root/sub", have, &n_have);
 	qsort(want, n_want, sizeof(*want), cmp_u64);
 	qsort(have, n_have, sizeof(*have), cmp_u64);
@@ -690,13 +699,224 @@ static int run(const struct options *o)
 		bool ok = before.rss_kb >= 0 && after.rss_kb >= 0 &&
 			  after.rss_kb <= before.rss_kb + (long)o->rss_margin_kb && after.fds <= before.fds;
 
-		result(ok, "scxd-rss-fds-steady",
-		       "pid %d after %lu warm-up cycles -> end: VmRSS %ld -> %ld kB (margin %u), fds %d -> %d, "
-		       "CPU %.2f s over the run",
-		       o->scxd_pid, o->warmup, before.rss_kb, after.rss_kb, o->rss_margin_kb, before.fds,
-		       after.fds, (double)(after.cpu_ticks - before.cpu_ticks) / hz);
+		double cpu_s = (double)(after.cpu_ticks - before.cpu_ticks) / hz;
+		unsigned long n = st.cycles > o->warmup ? st.cycles - o->warmup : 0;
+
+		if (before.rss_kb < 0 || after.rss_kb < 0) {
+			/* no CPU figure either: the shell reads "ms per cycle" */
+			result(false, "scxd-rss-fds-steady", "pid %d: no %s sample, it is gone",
+			       o->scxd_pid, before.rss_kb < 0 ? "warm-up" : "end");
+		} else {
+			result(ok, "scxd-rss-fds-steady",
+			       "pid %d after %lu warm-up cycles -> end: VmRSS %ld -> %ld kB (margin %u), fds %d -> %d, "
+			       "CPU %.2f s over the run, %.2f ms per cycle",
+			       o->scxd_pid, o->warmup, before.rss_kb, after.rss_kb, o->rss_margin_kb,
+			       before.fds, after.fds, cpu_s, n ? cpu_s * 1e3 / n : 0.0);
+		}
 	}
 	rmdir(dir);
+	return failures;
+}
+
+/*
+ * The ids of the sub-schedulers below @dir that are enabled (their state
+ * file says so; without one, being there is all there is) and, with @ops,
+ * run it (their ops file names it).
+ */
+static void collect_enabled(const char *dir, const char *ops, uint64_t *ids, unsigned int *n)
+{
+	_cleanup_(closedirp) DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[PATH_MAX], file[PATH_MAX + 8], line[128];
+		bool enabled;
+		int r;
+
+		if (strncmp(de->d_name, "sub-", 4))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		snprintf(file, sizeof(file), "%s/state", path);
+		r = read_line(file, line, sizeof(line));
+		enabled = r == -ENOENT || (r == 0 && !strcmp(line, "enabled"));
+
+		snprintf(file, sizeof(file), "%s/ops", path);
+		if (enabled && ops && read_line(file, line, sizeof(line)) == 0 && strcmp(line, ops))
+			enabled = false;
+		if (enabled && *n < MAX_SUBS)
+			ids[(*n)++] = strtoull(de->d_name + 4, NULL, 10);
+		snprintf(file, sizeof(file), "%s/sub", path);
+		collect_enabled(file, ops, ids, n);
+	}
+}
+
+/* How many of @want[0..@n) are in the sorted @have[0..@n_have). */
+static unsigned int count_in(const uint64_t *want, unsigned int n, const uint64_t *have, unsigned int n_have)
+{
+	unsigned int hits = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		hits += bsearch(&want[i], have, n_have, sizeof(*have), cmp_u64) != NULL;
+	return hits;
+}
+
+/*
+ * Each poll reads the state and ops files of every sub-scheduler: under
+ * TCG a poll of a thousand takes a vCPU for a while, so more live cgroups
+ * are polled less often (that is also the figures' resolution).
+ */
+static unsigned int live_poll_ms(unsigned int n)
+{
+	return 10 + n / 5;
+}
+
+static void print_sample(const char *what, pid_t pid, const struct proc_sample *s)
+{
+	printf("churn: scxd pid %d %s: VmRSS %ld kB, %d fds, CPU %.2f s since start\n", pid, what,
+	       s->rss_kb, s->fds, (double)s->cpu_ticks / sysconf(_SC_CLK_TCK));
+}
+
+/*
+ * populate: @count cgroups l0..l<count-1> made at once under --dir, to
+ * stay (the live cgroups of the churn with N live), then wait until every
+ * one has an enabled sub-<cgid> running @ops, at most @timeout_s. One
+ * ok/not ok line: time from the first mkdir until all were enabled, a
+ * line at every tenth, scxd's footprint before and after (--scxd-pid).
+ */
+static int populate(const struct options *o, unsigned int count, const char *ops, unsigned int timeout_s)
+{
+	static uint64_t ids[MAX_SUBS], have[MAX_SUBS];
+	unsigned int got = 0, n_have, step = count >= 100 ? count / 10 : count, next = step;
+	struct proc_sample s0 = { .rss_kb = -1 }, s1 = { .rss_kb = -1 };
+	char dir[PATH_MAX];
+	double t0, dt;
+
+	if (!count || count > MAX_SUBS / 2) {
+		fprintf(stderr, "churn: populate --count must be 1..%d\n", MAX_SUBS / 2);
+		return 2;
+	}
+	snprintf(dir, sizeof(dir), "%s/%s", o->cgroup_root, o->dir);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "churn: mkdir %s: %m\n", dir);
+		return 1;
+	}
+	if (o->scxd_pid > 0 && sample_proc(o->scxd_pid, &s0) == 0)
+		print_sample("before the live cgroups", o->scxd_pid, &s0);
+	t0 = now_s();
+	for (unsigned int i = 0; i < count; i++) {
+		char cg[PATH_MAX + 16];
+		struct stat sb;
+
+		snprintf(cg, sizeof(cg), "%s/l%u", dir, i);
+		if (mkdir(cg, 0755) < 0 || stat(cg, &sb) < 0) {
+			result(false, "live-attach", "mkdir %s: %s", cg, strerror(errno));
+			return failures;
+		}
+		ids[i] = sb.st_ino;
+	}
+	printf("churn: %u live cgroups made in %.2f s\n", count, now_s() - t0);
+	while (now_s() - t0 < timeout_s) {
+		n_have = 0;
+		collect_enabled(SCX_SYSFS "/root/sub", ops, have, &n_have);
+		qsort(have, n_have, sizeof(*have), cmp_u64);
+		got = count_in(ids, count, have, n_have);
+		if (got == count)
+			break;
+		if (got >= next) {
+			printf("churn: %u of %u live cgroups enabled at %.1f s\n", got, count, now_s() - t0);
+			while (next <= got)
+				next += step;
+		}
+		sleep_ms(live_poll_ms(count));
+	}
+	dt = now_s() - t0;
+	if (o->scxd_pid > 0 && sample_proc(o->scxd_pid, &s1) == 0)
+		print_sample("with the live cgroups attached", o->scxd_pid, &s1);
+	result(got == count, "live-attach",
+	       "%u of %u cgroups in %s/ enabled with %s %.1f s after the first mkdir (%.0f ms each, polled every %u ms)%s; "
+	       "scxd VmRSS %ld -> %ld kB, fds %d -> %d, CPU %.2f s",
+	       got, count, o->dir, ops ? ops : "any scheduler", dt, dt * 1e3 / count, live_poll_ms(count),
+	       got == count ? "" : ": gave up", s0.rss_kb, s1.rss_kb, s0.fds, s1.fds,
+	       (double)(s1.cpu_ticks - s0.cpu_ticks) / sysconf(_SC_CLK_TCK));
+	return failures;
+}
+
+/*
+ * depopulate: remove every child of --dir and --dir itself, @batch at a
+ * time (0: all at once), each batch waited for until none of its cgroups
+ * has a sub-scheduler left, at most @timeout_s in all. A line per batch
+ * (how long it took with how many still attached) and one ok/not ok line
+ * with the total and scxd's footprint after it.
+ */
+static int depopulate(const struct options *o, unsigned int batch, unsigned int timeout_s)
+{
+	static uint64_t ids[MAX_SUBS], have[MAX_SUBS];
+	static char names[MAX_SUBS][NAME_MAX + 1];
+	unsigned int n = 0, n_have, left = 0;
+	struct proc_sample s0 = { .rss_kb = -1 }, s1 = { .rss_kb = -1 };
+	char dir[PATH_MAX];
+	double t0, dt;
+
+	snprintf(dir, sizeof(dir), "%s/%s", o->cgroup_root, o->dir);
+	{
+		_cleanup_(closedirp) DIR *d = opendir(dir);
+
+		for (struct dirent *de; d && (de = readdir(d)) && n < MAX_SUBS;) {
+			char cg[PATH_MAX * 2];
+			struct stat sb;
+
+			if (de->d_type != DT_DIR || de->d_name[0] == '.')
+				continue;
+			snprintf(cg, sizeof(cg), "%s/%s", dir, de->d_name);
+			if (stat(cg, &sb) < 0)
+				continue;
+			snprintf(names[n], sizeof(names[n]), "%s", de->d_name);
+			ids[n++] = sb.st_ino;
+		}
+	}
+	if (!batch || batch > n)
+		batch = n;
+	if (o->scxd_pid > 0)
+		sample_proc(o->scxd_pid, &s0);
+	t0 = now_s();
+	for (unsigned int first = 0; first < n && !left; first += batch) {
+		unsigned int k = n - first < batch ? n - first : batch;
+		double tb = now_s();
+
+		for (unsigned int i = first; i < first + k; i++) {
+			char cg[PATH_MAX * 2];
+
+			snprintf(cg, sizeof(cg), "%s/%s", dir, names[i]);
+			if (rmdir(cg) < 0)
+				fprintf(stderr, "churn: rmdir %s: %m\n", cg);
+		}
+		while (now_s() - t0 < timeout_s) {
+			n_have = 0;
+			collect_subs(SCX_SYSFS "/root/sub", have, &n_have);
+			qsort(have, n_have, sizeof(*have), cmp_u64);
+			left = count_in(ids + first, k, have, n_have);
+			if (!left)
+				break;
+			sleep_ms(live_poll_ms(n - first));
+		}
+		if (k < n)
+			printf("churn: %u removed, %u others still there: detached in %.1f s%s\n", k,
+			       n - first - k, now_s() - tb, left ? " (not all: gave up)" : "");
+	}
+	dt = now_s() - t0;
+	rmdir(dir);
+	if (o->scxd_pid > 0) {
+		/* let scxd finish forgetting them */
+		sleep_ms(1000);
+		sample_proc(o->scxd_pid, &s1);
+	}
+	result(!left && n, "live-detach",
+	       "%u cgroups in %s/ removed %u at a time, %u sub-scheduler(s) of them left %.1f s after the first rmdir; "
+	       "scxd VmRSS %ld -> %ld kB, fds %d -> %d, CPU %.2f s",
+	       n, o->dir, batch, left, dt, s0.rss_kb, s1.rss_kb, s0.fds, s1.fds,
+	       (double)(s1.cpu_ticks - s0.cpu_ticks) / sysconf(_SC_CLK_TCK));
 	return failures;
 }
 
@@ -763,9 +983,11 @@ static int usage(FILE *f)
 {
 	fputs("usage: churn run [--cycles N] [--max-seconds S] [--warmup N] [--window N]\n"
 	      "                 [--scope-every N] [--max-scopes N] [--check-every N] [--settle-seconds S]\n"
-	      "                 [--task-ms MS] [--cgroup-root DIR] [--dir NAME] [--slice NAME|--no-scopes] [--also NAME]\n"
-	      "                 [--root-ops OPS] [--scxd-pid PID] [--rss-margin-kb KB] [--label PREFIX]\n"
-	      "                 [--kill-every N]   (self-test: SIGKILL every Nth task, must fail)\n"
+	      "                 [--task-ms MS] [--cgroup-root DIR] [--dir NAME] [--slice NAME|--no-scopes]\n"
+	      "                 [--also NAME]... [--root-ops OPS] [--scxd-pid PID] [--rss-margin-kb KB]\n"
+	      "                 [--label PREFIX] [--kill-every N]   (self-test: SIGKILL every Nth task, must fail)\n"
+	      "       churn populate --count N [--ops OPS] [--timeout S] [--dir NAME] [--scxd-pid PID] [--label PREFIX]\n"
+	      "       churn depopulate [--batch N] [--timeout S] [--dir NAME] [--scxd-pid PID] [--label PREFIX]\n"
 	      "       churn links [PIN_DIR]\n"
 	      "       churn task MS\n"
 	      "       churn forge-uevent\n", f);
@@ -794,6 +1016,10 @@ int main(int argc, char **argv)
 		{ "rss-margin-kb", required_argument, NULL, 'M' },
 		{ "label", required_argument, NULL, 'L' },
 		{ "kill-every", required_argument, NULL, 'K' },
+		{ "count", required_argument, NULL, 'C' },
+		{ "ops", required_argument, NULL, 'O' },
+		{ "timeout", required_argument, NULL, 'X' },
+		{ "batch", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -804,6 +1030,8 @@ int main(int argc, char **argv)
 		.slice = "scxd-churn.slice", .rss_margin_kb = 512,
 	};
 	static char exe[PATH_MAX];
+	unsigned int count = 0, timeout_s = 0, batch = 0;
+	const char *mode, *ops = NULL;
 	int c;
 
 	if (argc >= 3 && !strcmp(argv[1], "task"))
@@ -812,7 +1040,8 @@ int main(int argc, char **argv)
 		return forge_uevent();
 	if (argc >= 2 && !strcmp(argv[1], "links"))
 		return print_links(argc >= 3 ? argv[2] : "/sys/fs/bpf/scxd");
-	if (argc < 2 || strcmp(argv[1], "run"))
+	mode = argc >= 2 ? argv[1] : "";
+	if (strcmp(mode, "run") && strcmp(mode, "populate") && strcmp(mode, "depopulate"))
 		return usage(stderr);
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -829,17 +1058,33 @@ int main(int argc, char **argv)
 		case 'R': o.cgroup_root = optarg; break;
 		case 'd': o.dir = optarg; break;
 		case 'S': o.slice = optarg; break;
-		case 'A': o.also = optarg; break;
+		case 'A':
+			if (o.n_also >= MAX_ALSO) {
+				fprintf(stderr, "churn: at most %d --also\n", MAX_ALSO);
+				return 2;
+			}
+			o.also[o.n_also++] = optarg;
+			break;
 		case 'N': o.slice = NULL; break;
 		case 'o': o.root_ops = optarg; break;
 		case 'p': o.scxd_pid = atoi(optarg); break;
 		case 'M': o.rss_margin_kb = atoi(optarg); break;
 		case 'L': label = optarg; break;
 		case 'K': o.kill_every = atoi(optarg); break;
+		case 'C': count = atoi(optarg); break;
+		case 'O': ops = optarg; break;
+		case 'X': timeout_s = atoi(optarg); break;
+		case 'B': batch = atoi(optarg); break;
 		case 'h': return usage(stdout);
 		default: return usage(stderr);
 		}
 	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* 2 s per cgroup and a minute: a child takes about 0.25 s under TCG */
+	if (!strcmp(mode, "populate"))
+		return populate(&o, count, ops, timeout_s ? timeout_s : 60 + 2 * count);
+	if (!strcmp(mode, "depopulate"))
+		return depopulate(&o, batch, timeout_s ? timeout_s : 600 + count);
 	if (o.window < 2 || o.window > MAX_WINDOW || !o.max_scopes || o.max_scopes > MAX_WINDOW) {
 		fprintf(stderr, "churn: --window and --max-scopes must be 2..%d and 1..%d\n",
 			MAX_WINDOW, MAX_WINDOW);

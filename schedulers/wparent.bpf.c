@@ -31,15 +31,14 @@
  * A gets everything (work-conserving); when B wakes up, it is back in
  * turn within a few slices. tests/guest/sched checks saturated children
  * beside our own tasks to 10%: 1 child and ours at 100:100, 4 children
- * of 100..400, 16 of 100 and 200 (worst 2-5%); our own tasks' nice
+ * of 100..400, 16 of 100 and 200 (worst 1-5%); our own tasks' nice
  * shares, with and without the tree; and with 64 children every entity
  * gets a fifth of the entities' mean (ours, holding the system's other
  * tasks and the idle CPUs' wake-ups, about 3x).
  *
  * Our own entity is always charged for what it ran: for a turn of the
- * tree, for a task kept past its slice (its pending charges folded into
- * its key first) and for a task put straight onto an idle CPU. It never
- * backs off: its queue runs dry only while all its tasks are on CPUs.
+ * tree, for a task kept past its slice, and for a task put straight onto
+ * an idle CPU, which no turn of the tree gave it.
  *
  * Trade-offs: the parent does not see a child's wake-ups (v1 keeps
  * enqueue on the child), so a child that becomes busy waits for its
@@ -339,11 +338,7 @@ static int dispatch_one(u64 now, u64 holder_plus1)
 	} else {
 		backoff = info->misses < idle_backoff_max ? info->misses
 							  : idle_backoff_max;
-		/*
-		 * Our own queue runs dry while all our tasks are on CPUs, a
-		 * moment, not idleness: one slice back, never more.
-		 */
-		if (id != SELF_ID && info->misses < 31)
+		if (info->misses < 31)
 			info->misses++;
 		/* an entity with nothing to run banks no credit either */
 		n->vtime = scxd_max(n->vtime, vtime_now) +
@@ -379,40 +374,16 @@ void BPF_STRUCT_OPS(wparent_enqueue, struct task_struct *p, u64 enq_flags)
 	scxd_kick_idle_for(p);
 }
 
-/*
- * Is our own entity the one at the front of the tree, once its pending
- * charges are folded into its key? Without the fold, a CPU that keeps our
- * task running turn after turn would compare a key that never moves, and
- * our tasks would take more than their weight (10% over in the 4-children
- * shares test).
- */
+/* Is our own entity the one at the front of the tree? */
 static bool self_in_front(void)
 {
-	struct entity_info *info;
 	struct bpf_rb_node *rb;
-	struct entity_node *n;
-	u64 id = SELF_ID, pending;
 	bool front = false;
 
-	info = bpf_map_lookup_elem(&entities, &id);
-	if (!info)
-		return false;
 	bpf_spin_lock(&tree_lock);
 	rb = bpf_rbtree_first(&tree);
-	if (rb && container_of(rb, struct entity_node, rb)->id == SELF_ID) {
-		pending = __sync_lock_test_and_set(&info->pending, 0);
-		front = true;
-		if (pending) {
-			rb = bpf_rbtree_remove(&tree, rb);
-			if (rb) {
-				n = container_of(rb, struct entity_node, rb);
-				n->vtime += pending;
-				bpf_rbtree_add(&tree, &n->rb, node_less);
-			}
-			rb = bpf_rbtree_first(&tree);
-			front = rb && container_of(rb, struct entity_node, rb)->id == SELF_ID;
-		}
-	}
+	if (rb)
+		front = container_of(rb, struct entity_node, rb)->id == SELF_ID;
 	bpf_spin_unlock(&tree_lock);
 	return front;
 }

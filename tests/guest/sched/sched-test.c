@@ -122,6 +122,12 @@ static bool selected(const struct config *cfg, const char *test)
 	return false;
 }
 
+/* A task's CPU time: the kernel's count over the window if read, else its own */
+static uint64_t task_cpu_ns(const struct wl_result *res, const struct wl_task_result *t)
+{
+	return res->window ? t->window_cpu_ns : t->cpu_ns;
+}
+
 /*
  * Every task progressed; no spinner but the one of group @unranked below a
  * fifth of the others' mean. A ratio of CPU times over one window, so a busy host, which slows all
@@ -137,7 +143,7 @@ static bool check_progress_but(const struct wl_group *groups, const struct wl_re
 
 	for (i = 0; i < res->n_tasks; i++) {
 		const struct wl_task_result *t = &res->tasks[i];
-		uint64_t cpu = res->window ? t->window_cpu_ns : t->cpu_ns;
+		uint64_t cpu = task_cpu_ns(res, t);
 
 		if (t->failed || t->ops == 0) {
 			snprintf(why, len, "task %u (%s in %s) %s", i,
@@ -550,7 +556,7 @@ static void own_spinner_figure(const struct wl_result *res, unsigned int g, char
 
 	for (i = 0; i < res->n_tasks; i++) {
 		const struct wl_task_result *t = &res->tasks[i];
-		uint64_t cpu = res->window ? t->window_cpu_ns : t->cpu_ns;
+		uint64_t cpu = task_cpu_ns(res, t);
 
 		if (t->group == g)
 			own = cpu;
@@ -629,7 +635,7 @@ static uint64_t own_tasks_usage_us(const struct wl_group *groups, const struct w
 
 	for (i = 0; i < res->n_tasks; i++)
 		if (!groups[res->tasks[i].group].cgroup)
-			sum += (res->window ? res->tasks[i].window_cpu_ns : res->tasks[i].cpu_ns) / 1000;
+			sum += task_cpu_ns(res, &res->tasks[i]) / 1000;
 	return sum;
 }
 

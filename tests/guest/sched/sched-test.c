@@ -591,10 +591,16 @@ static uint64_t cgroup_usage_us(const char *dir)
 	return usage;
 }
 
+#define MAX_ROOT_THREADS 1024
+
 /* CPU of each contender of the parent: its own tasks, then each child */
 struct entity_usage {
 	uint64_t own_us;
 	uint64_t child_us[MAX_CHILDREN_TESTED];
+	/* each thread of the root cgroup, to name who used our entity's time */
+	unsigned int n_threads;
+	int tid[MAX_ROOT_THREADS];
+	uint64_t thread_us[MAX_ROOT_THREADS];
 };
 
 /*
@@ -602,27 +608,78 @@ struct entity_usage {
  * per-task count: the root's cpu.stat is tick-based, which a TCG guest's
  * late ticks undercount.
  */
-static uint64_t root_threads_usage_us(void)
+static uint64_t root_threads_usage_us(struct entity_usage *u)
 {
 	uint64_t sum = 0, ns;
 	FILE *f;
 	int tid;
 
+	u->n_threads = 0;
 	f = fopen("/sys/fs/cgroup/cgroup.threads", "re");
 	if (!f)
 		return 0;
-	while (fscanf(f, "%d", &tid) == 1)
-		if (wl_task_cpu_ns(tid, &ns))
-			sum += ns / 1000;
+	while (fscanf(f, "%d", &tid) == 1) {
+		if (!wl_task_cpu_ns(tid, &ns))
+			continue;
+		sum += ns / 1000;
+		if (u->n_threads < MAX_ROOT_THREADS) {
+			u->tid[u->n_threads] = tid;
+			u->thread_us[u->n_threads++] = ns / 1000;
+		}
+	}
 	fclose(f);
 	return sum;
+}
+
+/*
+ * Append the three threads of the root cgroup that ran most between @a and
+ * @b, by name, to @why: what took our entity's turns when our spinner starves.
+ */
+static void root_threads_top(const struct entity_usage *a, const struct entity_usage *b,
+			     char *why, size_t len)
+{
+	uint64_t top_us[3] = { 0 }, d;
+	int top_tid[3] = { 0 };
+	unsigned int i, j, k;
+	size_t at;
+
+	for (i = 0; i < b->n_threads; i++) {
+		for (j = 0; j < a->n_threads && a->tid[j] != b->tid[i]; j++)
+			;
+		d = b->thread_us[i] - (j < a->n_threads ? a->thread_us[j] : 0);
+		for (k = 3; k > 0 && d > top_us[k - 1]; k--)
+			if (k < 3) {
+				top_us[k] = top_us[k - 1];
+				top_tid[k] = top_tid[k - 1];
+			}
+		if (k < 3) {
+			top_us[k] = d;
+			top_tid[k] = b->tid[i];
+		}
+	}
+	at = strlen(why);
+	snprintf(why + at, len - at, "; our threads that ran most:");
+	for (k = 0; k < 3 && top_tid[k]; k++) {
+		char path[64], comm[32] = "?";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", top_tid[k]);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		at = strlen(why);
+		snprintf(why + at, len - at, " %s[%d] %.0f ms", comm, top_tid[k], top_us[k] / 1e3);
+	}
 }
 
 static void entity_usage_read(const struct family *fam, struct entity_usage *u)
 {
 	unsigned int i;
 
-	u->own_us = root_threads_usage_us();
+	u->own_us = root_threads_usage_us(u);
 	for (i = 0; i < fam->n; i++)
 		u->child_us[i] = cgroup_usage_us(fam->cgroups[i]);
 }
@@ -665,6 +722,20 @@ static bool check_entities(const struct family *fam, const struct entity_usage *
 	mean = (double)sum / (fam->n + 1);
 	snprintf(why + at, len - at, "; entities: ours %.0f ms, mean %.0f ms, least %.0f ms (%s)",
 		 own / 1e3, mean / 1e3, min / 1e3, min_i == UINT_MAX ? "ours" : fam->cgroups[min_i]);
+	if (min * 5 < mean || own > 2 * mean)
+		root_threads_top(a, b, why, len);
+	if (min * 5 < mean) {
+		at = strlen(why);
+		snprintf(why + at, len - at, "; children under a fifth:");
+		for (i = 0; i < fam->n; i++) {
+			d = b->child_us[i] - a->child_us[i];
+			if (d * 5 >= mean)
+				continue;
+			at = strlen(why);
+			snprintf(why + at, len - at, " %s %.0f ms", strrchr(fam->cgroups[i], '/') + 1,
+				 d / 1e3);
+		}
+	}
 	return min * 5 >= mean;
 }
 

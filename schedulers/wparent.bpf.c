@@ -24,7 +24,9 @@
  * time by one slice, doubling with each consecutive miss up to
  * 2^@idle_backoff_max slices, and a CPU gives up after @max_tries
  * entities per dispatch: idle children cost a bounded, shrinking number
- * of misses instead of a scan over all of them.
+ * of misses instead of a scan over all of them. A CPU that gives up runs
+ * our own tasks, if any, rather than idle while they wait behind
+ * hundreds of idle children.
  *
  * Example: children A (cpu.weight 200) and B (100) both saturated and
  * our own tasks idle: A gets 2/3 of the CPUs and B 1/3. If B goes idle,
@@ -420,7 +422,7 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 	u64 now = bpf_ktime_get_ns();
 	u64 holder_plus1;
 	u32 i, misses;
-	int ret;
+	int ret = -1;
 
 	/*
 	 * Without children there is nobody to share with: skip the tree and
@@ -451,6 +453,16 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 		if (ret == 0 && (++misses >= max_tries || misses >= nr_entities))
 			break;
 	}
+
+	/*
+	 * Given up, the CPU would idle while our own tasks wait for their
+	 * entity to come round, which takes a dispatch for every @max_tries
+	 * entities in front of it: hundreds of idle children left the
+	 * system's kernel threads (the sched_ext watchdog's worker among
+	 * them) waiting for seconds. Run ours instead, charged to us.
+	 */
+	if (ret != 1 && scxd_shared_serve(SELF_DSQ))
+		cpu_took(SELF_ID, now);
 }
 
 void BPF_STRUCT_OPS(wparent_update_idle, s32 cpu, bool idle)

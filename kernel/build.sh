@@ -59,7 +59,7 @@ die() { printf 'kernel/build: error: %s\n' "$*" >&2; exit 1; }
 case $variant in
 guest) fragments=("$repo/kernel/config/guest.config"); default_steps=2160 ;;
 debug) fragments=("$repo/kernel/config/guest.config" "$repo/kernel/config/debug.config"); default_steps=2200 ;;
-distro) fragments=("$repo/kernel/config/distro.config"); default_steps=9000 ;;
+distro) fragments=("$repo/kernel/config/distro.config"); default_steps=15500 ;;
 *) die "unknown variant '$variant' (guest, debug or distro)" ;;
 esac
 [ $pristine = 1 ] && [ $variant = distro ] && die "--pristine is for the lab variants"

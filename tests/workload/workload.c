@@ -9,6 +9,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/futex.h>
+#include <limits.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +20,7 @@
 
 struct wl_shared {
 	uint64_t deadline_ns;	/* CLOCK_MONOTONIC */
+	uint32_t go;		/* futex: every task may start */
 	struct wl_task_result tasks[WL_MAX_TASKS];
 };
 
@@ -242,11 +246,10 @@ struct task_plan {
 };
 
 static void task_main(struct wl_shared *sh, unsigned int idx,
-		      const struct task_plan *tp, int start_fd, int ready_fd)
+		      const struct task_plan *tp, int ready_fd)
 {
 	struct wl_task_result *t = &sh->tasks[idx];
 	uint64_t cpu0;
-	char c;
 
 	t->group = tp->group;
 	t->pid = getpid();
@@ -254,9 +257,14 @@ static void task_main(struct wl_shared *sh, unsigned int idx,
 		t->failed = 1;
 	if (write(ready_fd, "r", 1) != 1)
 		_exit(1);
-	/* the parent closes the start pipe when every task is ready */
-	while (read(start_fd, &c, 1) < 0 && errno == EINTR)
-		;
+	/*
+	 * One FUTEX_WAKE releases every task at once. A pipe closed under
+	 * 129 readers would hand its mutex from one reader to the next, each
+	 * waiting for its scheduler's turn: on the debug kernel the last ones
+	 * got past it after the deadline (issue 21).
+	 */
+	while (!__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &sh->go, FUTEX_WAIT, 0, NULL, NULL, 0);
 	if (t->failed)
 		_exit(1);
 
@@ -363,7 +371,7 @@ int wl_run(const struct wl_group *groups, unsigned int n_groups,
 	   double duration_s, struct wl_result *res)
 {
 	struct task_plan plan[WL_MAX_TASKS];
-	int start[2] = { -1, -1 }, ready[2] = { -1, -1 };
+	int ready[2] = { -1, -1 };
 	pid_t pids[WL_MAX_TASKS];
 	static uint64_t ran0[WL_MAX_TASKS], ran1[WL_MAX_TASKS];
 	struct wl_shared *sh;
@@ -380,7 +388,7 @@ int wl_run(const struct wl_group *groups, unsigned int n_groups,
 	memset(sh, 0, sizeof(*sh));
 
 	r = plan_tasks(groups, n_groups, plan, &n);
-	if (r == 0 && (pipe2(start, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0))
+	if (r == 0 && pipe2(ready, O_CLOEXEC) < 0)
 		r = -errno;
 
 	for (i = 0; r == 0 && i < n; i++) {
@@ -391,10 +399,9 @@ int wl_run(const struct wl_group *groups, unsigned int n_groups,
 			break;
 		}
 		if (pid == 0) {
-			close(start[1]);
 			close(ready[0]);
 			close_other_fds(plan, n, i);
-			task_main(sh, i, &plan[i], start[0], ready[1]);
+			task_main(sh, i, &plan[i], ready[1]);
 		}
 		pids[started++] = pid;
 	}
@@ -402,7 +409,6 @@ int wl_run(const struct wl_group *groups, unsigned int n_groups,
 		close_fd(&plan[i].rfd);
 		close_fd(&plan[i].wfd);
 	}
-	close_fd(&start[0]);
 	close_fd(&ready[1]);
 
 	/* wait until every task is in place, then set the common deadline */
@@ -412,14 +418,14 @@ int wl_run(const struct wl_group *groups, unsigned int n_groups,
 		if (read(ready[0], &c, 1) != 1)
 			r = -EIO;
 	}
-	/* every task waits on the start pipe: their runtime so far, then go */
+	/* every task waits on sh->go: their runtime so far, then go */
 	window = r == 0;
 	for (i = 0; window && i < started; i++)
 		window = wl_task_cpu_ns(pids[i], &ran0[i]);
 	t0 = mono_ns();
 	sh->deadline_ns = t0 + (uint64_t)(duration_s * 1e9);
-	__sync_synchronize();
-	close_fd(&start[1]);
+	__atomic_store_n(&sh->go, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &sh->go, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	close_fd(&ready[0]);
 	if (window) {
 		struct timespec until = {

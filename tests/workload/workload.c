@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -393,13 +394,16 @@ int wl_run(const struct wl_group *groups, unsigned int n_groups,
 		r = -errno;
 
 	for (i = 0; r == 0 && i < n; i++) {
-		pid_t pid = fork();
+		pid_t parent = getpid(), pid = fork();
 
 		if (pid < 0) {
 			r = -errno;
 			break;
 		}
 		if (pid == 0) {
+			/* a runner killed before sh->go must not leave us waiting */
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+				_exit(1);
 			close(ready[0]);
 			close_other_fds(plan, n, i);
 			task_main(sh, i, &plan[i], ready[1]);

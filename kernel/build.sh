@@ -166,6 +166,13 @@ fi
 # its selftests' hunks, so that a fix to a selftest alone is applied to the
 # tree but rebuilds neither (kselftest/run builds the selftests each time).
 kernel_hash=pristine
+# the patches that change more than selftests: what the distro's version counts
+kernel_patches() {
+	series_patches | while read -r p; do
+		grep '^diff --git ' "$repo/kernel/patches/$p" 2>/dev/null |
+			awk '$3 !~ /^a\/tools\/testing\// { found = 1 } END { exit !found }' && echo "$p"
+	done
+}
 if [ $pristine = 0 ]; then
 	kernel_hash=$( (cat "$repo/kernel/series";
 		series_patches | while read -r p; do

@@ -14,12 +14,14 @@
 #           of the lab's tree change under it) into build/distro
 #   out     build/distro.debs/linux-{image,headers}-<release>_<version>_amd64.deb
 #           release 6.12.N-scxd-cloud-amd64 (the fragment's LOCALVERSION),
-#           version <Debian's version>+scxd<patches in the series>, so
-#           that it sorts after the Debian kernel it is built from
+#           version <Debian's version>+scxd<patches in the series that
+#           change the kernel>, so that it sorts after the Debian kernel it
+#           is built from; a fix to a selftest alone changes neither the
+#           version nor the key, and rebuilds nothing
 #
-# Uses build.sh's variables (cache, kver, ksrc, ktree, series_hash,
+# Uses build.sh's variables (cache, kver, ksrc, ktree, series_hash, kernel_hash,
 # fragments, jobs, default_steps, print_env, cached_only) and its log, die, need_pkgs,
-# check_fragments and scxd_logged_make.
+# kernel_patches, check_fragments and scxd_logged_make.
 
 scxd_distro_worktree() {
 	local dtree=$1
@@ -64,10 +66,10 @@ scxd_build_distro() {
 	[ -s "$base" ] && [ "$base" -nt "$cfgdeb" ] || scxd_distro_base_config "$base" ||
 		die "no config.amd64_none_cloud-amd64 in $cfgdeb"
 
-	npatches=$(series_patches | wc -l)
+	npatches=$(kernel_patches | wc -l)
 	pkgver=$kver+scxd$npatches
 	krelease=${kver%%-*}$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "${fragments[@]}" | tail -1)
-	key=$( (echo "$kver $series_hash $pkgver"; cat "$base" "${fragments[@]}";
+	key=$( (echo "$kver $kernel_hash $pkgver"; cat "$base" "${fragments[@]}";
 		sed -n '/^[[:space:]]*# --- packaging recipe/,/^[[:space:]]*# --- end of packaging recipe/p' "$repo/kernel/distro.sh") |
 		sha256sum | cut -c1-16)
 

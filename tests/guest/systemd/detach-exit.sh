@@ -12,9 +12,15 @@
 #     and the other children are untouched. The failures come from
 #     test-fail.bpf.c, a test-only scheduler this script copies into scxd's
 #     scheduler directory and removes again.
+#  C. A parent that kills a child (scx_bpf_sub_kill()) gets it logged with
+#     scxd's parent-kill MESSAGE_ID and shown in scxdctl status, and the
+#     child's tasks run on the parent until scxd reattaches it; a child its
+#     parent never serves runs on the kernel's rescues, and scxd reports
+#     them in status and the journal. The parent is test-parent.bpf.c,
+#     another test-only scheduler.
 #
 # Payloads: /payload/churn (churn links: pinned link ids), /payload/ticker,
-# /payload/test-fail.bpf.o. Prints ok/not ok/skip lines; the exit status
+# /payload/test-fail.bpf.o, /payload/test-parent.bpf.o. Prints ok/not ok/skip lines; the exit status
 # is the number of failed checks.
 fails=0
 ok() { echo "ok - guest/systemd/$1"; }
@@ -324,8 +330,118 @@ else
 	dmesg | grep -i 'sched_ext' | tail -8 | sed 's/^/#   /'
 fi
 stop_tickers
-reload_policy /run/policy.before-detach-exit
 rm -f "$sched_dir/test-fail.bpf.o"
+rmdir $cg/fail-err $cg/fail-stall 2>/dev/null
+
+# ---- C: a parent that kills a child, and a child its parent never serves ------
+parent_kill_id=16c5c1597cc448aca97a9ba0394dcdf1	# SCXD_MESSAGE_PARENT_KILL
+# the lines of scxdctl status about cgroup $1
+status_of() { scxdctl status | awk -v cg="$1" '$1 == cg { on = 1; print; next } on && /^ *\// { exit } on'; }
+pobj=/payload/test-parent.bpf.o
+if [ ! -f $pobj ]; then
+	skip parent-kill "no $pobj"
+elif ! grep -qa scx_bpf_sub_kill_bstr /sys/kernel/btf/vmlinux; then
+	skip parent-kill "this kernel has no scx_bpf_sub_kill()"
+else
+	install -m 0644 $pobj "$sched_dir/test-parent.bpf.o"
+	# test-parent reads its children's marks (cpu.weight) when they attach:
+	# the cgroups and their weights come first, then the policy
+	echo +cpu > $cg/cgroup.subtree_control
+	mkdir -p $cg/tp/kill-me $cg/tp/starve $cg/tp/served
+	echo +cpu > $cg/tp/cgroup.subtree_control
+	echo 7 > $cg/tp/kill-me/cpu.weight
+	echo 9 > $cg/tp/starve/cpu.weight
+	start_ticker -g $cg/tp/kill-me /run/t.kill
+	start_ticker -g $cg/tp/starve /run/t.starve
+	start_ticker -g $cg/tp/served /run/t.served
+	cat > /run/policy.parent.json <<'EOF'
+{
+  "version": 1,
+  "comment": "detach-exit C: test-parent kills /tp/kill-me and never serves /tp/starve",
+  "entries": [
+    { "cgroup": "/", "scheduler": "wparent" },
+    { "cgroup": "/other", "scheduler": "fifo" },
+    { "cgroup": "/tp", "scheduler": "test-parent" },
+    { "cgroup": "/tp/*", "scheduler": "fifo" }
+  ]
+}
+EOF
+	c=$(cursor)
+	reload_policy /run/policy.parent.json
+	if ! wait_until '[ -n "$(subdir /tp/starve)" ] && [ -n "$(subdir /tp/served)" ] &&
+			 journalctl -u scxd.service --after-cursor="$c" MESSAGE_ID=$parent_kill_id -q -o cat | grep -q .' 60; then
+		nok parent-kill-setup "after 60 s: /tp '$(subdir /tp)', /tp/starve '$(subdir /tp/starve)', /tp/served '$(subdir /tp/served)', no parent-kill message"
+		scxdctl status
+		journalctl -u scxd.service --after-cursor="$c" --no-pager -o cat | tail -15
+	else
+		tp0=$(subdir_ino /tp) tplink0=$(link /tp) served0=$(subdir_ino /tp/served)
+		olinkc=$(link /other) rlinkc=$(link /)
+		starve0=$(subdir_ino /tp/starve)
+		# the kill: logged with its own MESSAGE_ID and the reason
+		# test-parent gave; its tasks on test-parent until scxd reattaches
+		k0=$(counter /run/t.kill)
+		kill_status=$(status_of /tp/kill-me)
+		sleep 1
+		k1=$(counter /run/t.kill)
+		journal "$c" > /run/j.kill
+		journalctl -u scxd.service --after-cursor="$c" MESSAGE_ID=$parent_kill_id -o cat --no-pager > /run/j.kill.msg
+		echo "# journal for /tp/kill-me:"
+		awk -F'\t' '$2 == "/tp/kill-me" { printf "#   %.3f p%s %s\n", $1 / 1e6, $4, $6; if ($5 != "") print "#       SCXD_EXIT_REASON=" $5 }' /run/j.kill
+		echo "# scxdctl status after the kill:"
+		echo "$kill_status" | sed 's/^/#   /'
+		kill_line=$(awk -F'\t' '$2 == "/tp/kill-me" && $3 == "fifo" && $4 == 4 && $5 ~ /^killed by its parent scheduler, kind 69/ && $5 ~ /has cpu.weight 7/ { print $5; exit }' /run/j.kill)
+		if [ -n "$kill_line" ] && grep -q '^/tp/kill-me: scheduler fifo was killed by its parent scheduler test-parent on /tp' /run/j.kill.msg; then
+			ok "parent-kill-logged (MESSAGE_ID=$parent_kill_id PRIORITY=4 SCXD_CGROUP=/tp/kill-me SCXD_SCHEDULER=fifo SCXD_EXIT_REASON=\"$kill_line\")"
+		else
+			nok parent-kill-logged "no PRIORITY=4 /tp/kill-me fifo entry with SCXD_EXIT_REASON 'killed by its parent scheduler, kind 69 ... has cpu.weight 7' and MESSAGE_ID $parent_kill_id naming test-parent on /tp; MESSAGE_ID lines: $(tr '\n' ' ' < /run/j.kill.msg)"
+		fi
+		kills=$(scxdctl status | sed -n 's/.*(killed by their parent \([0-9]*\)).*/\1/p')
+		if echo "$kill_status" | grep -q 'last exit: parent-kill (kind 69, code 0): killed by the parent scheduler (test-parent: cgroup [0-9]* has cpu.weight 7)' &&
+		   [ "${kills:-0}" -ge 1 ] && [ "$k1" -gt "$k0" ]; then
+			ok "parent-kill-status (scxdctl status: $(echo "$kill_status" | grep 'last exit' | sed 's/^ *//'); counters: killed by their parent $kills; its ticker on test-parent meanwhile $k0->$k1 in 1 s)"
+		else
+			nok parent-kill-status "status of /tp/kill-me: '$(echo "$kill_status" | tr '\n' ' ')', killed by their parent '$kills', ticker $k0->$k1 in 1 s"
+		fi
+
+		# the starved child: rescued by the kernel, never ended, reported
+		s0=$(counter /run/t.starve) v0=$(counter /run/t.served)
+		sleep 3
+		s1=$(counter /run/t.starve) v1=$(counter /run/t.served)
+		starve_status=$(status_of /tp/starve)
+		rescues=$(echo "$starve_status" | sed -n 's/^ *rescues \([0-9]*\).*/\1/p')
+		c2=$(cursor)
+		reload_policy /run/policy.parent.json	# a reconcile, which reports rescues
+		sleep 1
+		journal "$c2" > /run/j.starve
+		echo "# scxdctl status of /tp/starve:"
+		echo "$starve_status" | sed 's/^/#   /'
+		echo "# journal for /tp/starve after a reload:"
+		awk -F'\t' '$2 == "/tp/starve" { printf "#   %.3f p%s %s\n", $1 / 1e6, $4, $6 }' /run/j.starve
+		rescue_line=$(awk -F'\t' '$2 == "/tp/starve" && $3 == "fifo" && $4 == 5 && $6 ~ /rescued by the kernel [0-9]+ times/ && $6 ~ /parent scheduler test-parent on \/tp left its tasks unserved/ { print $6; exit }' /run/j.starve)
+		if [ "${rescues:-0}" -gt 0 ] && [ -n "$rescue_line" ] && [ "$s1" -gt "$s0" ] &&
+		   [ "$(subdir_ino /tp/starve)" = "$starve0" ]; then
+			ok "child-rescue-reported (scxdctl status: rescues $rescues; journal PRIORITY=5: \"$rescue_line\"; its ticker on rescues alone $s0->$s1 in 3 s, the served sibling's $v0->$v1; still $starve0)"
+		else
+			nok child-rescue-reported "status rescues '$rescues', journal '$rescue_line', starved ticker $s0->$s1 and served $v0->$v1 in 3 s, sysfs $starve0 -> '$(subdir_ino /tp/starve)'"
+		fi
+
+		# the parent itself and the served sibling went through all of it
+		if [ -n "$tp0" ] && [ "$(subdir_ino /tp)" = "$tp0" ] && [ "$(link /tp)" = "$tplink0" ] &&
+		   [ -n "$served0" ] && [ "$(subdir_ino /tp/served)" = "$served0" ] && [ "$v1" -gt "$v0" ] &&
+		   [ -n "$olinkc" ] && [ "$(link /other)" = "$olinkc" ] && [ "$(link /)" = "$rlinkc" ] &&
+		   ! awk -F'\t' '$6 ~ /exited|detached|killed/ && $2 != "/tp/kill-me" { bad = 1 } END { exit !bad }' /run/j.kill /run/j.starve; then
+			ok "parent-kill-others-unaffected (test-parent on /tp $tp0 link $tplink0, /tp/served $served0, /other's link $olinkc and the root's $rlinkc unchanged; no exits but /tp/kill-me's)"
+		else
+			nok parent-kill-others-unaffected "/tp $tp0 -> $(subdir_ino /tp), link $tplink0 -> $(link /tp), /tp/served $served0 -> $(subdir_ino /tp/served), served ticks $v0->$v1, /other link $olinkc -> $(link /other), root link $rlinkc -> $(link /); journal: $(awk -F'\t' '$6 ~ /exited|detached|killed/ { printf "%s: %s; ", $2, $6 }' /run/j.kill /run/j.starve)"
+		fi
+	fi
+	stop_tickers
+	reload_policy /run/policy.before-detach-exit
+	rm -f "$sched_dir/test-parent.bpf.o"
+	wait_until '[ -z "$(subdir /tp)" ]' 30
+	rmdir $cg/tp/kill-me $cg/tp/starve $cg/tp/served $cg/tp 2>/dev/null
+fi
+reload_policy /run/policy.before-detach-exit
 sleep 1
-rmdir $cg/fail-err $cg/fail-stall $cg/other 2>/dev/null
+rmdir $cg/other 2>/dev/null
 exit $fails

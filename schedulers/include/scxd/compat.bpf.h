@@ -266,7 +266,9 @@ static __always_inline bool scxd_sub_dispatch(u64 cgid)
  *    scx_bpf_sub_kill_bstr(); SCX_EXIT_PARENT_KILL is 69; killing the
  *    root's cgroup (id 1) is the caller's error here.
  *  - ops.rescue_bandwidth_ppt and ops.rescue_quantum_us are read from each
- *    parent for its own children (upstream: the root's only). Limits are
+ *    parent for its own children (upstream: the root's only), and
+ *    SCX_RESCUE_DISABLE on any ancestor turns rescue off for its whole
+ *    subtree (so on the root, everywhere, as upstream). Limits are
  *    upstream's (250 ppt, SCX_RESCUE_DISABLE, 100 ms), the default quantum
  *    is 1 ms (upstream 5 ms), at least a tick. Pristine 6.12 has neither
  *    field: a scheduler setting them must not build for kernel (a).

@@ -12,6 +12,10 @@
 # elsewhere (a branch not merged yet) to the guest's /payload/schedulers,
 # where they replace the build's objects of the same name.
 # SCXD_MESON_BUILD names a meson build to use instead of building one.
+# SCXD_ICOUNT: the guest's clock (qemu/run --icount): by default 3, every
+# instruction 8 ns of guest time, so that what the guest measures doesn't
+# move with the host's load; another shift, or "off" for the plain
+# multi-threaded TCG guest whose figures do.
 #
 # The guest's workloads are Debian's own binaries (perf from linux-perf,
 # stress-ng), copied in with the libraries they need: qemu/run's
@@ -57,8 +61,8 @@ bench_peers() {
 bench_table() {
 	local out=$1 txt=$2 dat=$3 gp=$4 png=$5
 	{
-		printf '%s  (%s, %s kernel, %s vCPUs, TCG; %s)\n' "$bench_name" \
-			"$(date -u '+%Y-%m-%d %H:%M UTC')" "$bench_variant" "$bench_cpus" \
+		printf '%s  (%s, %s kernel, %s vCPUs, %s; %s)\n' "$bench_name" \
+			"$(date -u '+%Y-%m-%d %H:%M UTC')" "$bench_variant" "$bench_cpus" "$bench_clock" \
 			"median [bootstrap 95% interval] over n rounds"
 		# grouped by table, tables in the order the driver first named them
 		awk -F'\t' '
@@ -128,6 +132,13 @@ bench_main() {
 	shift 2
 	bench_variant=guest
 	bench_cpus=4
+	local icount=${SCXD_ICOUNT-3}
+	local -a clock=()
+	bench_clock=TCG
+	if [ -n "$icount" ] && [ "$icount" != off ]; then
+		clock=(--icount "$icount")
+		bench_clock="TCG icount shift $icount"
+	fi
 	local mem=2048 timeout=3600
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -175,8 +186,8 @@ bench_main() {
 	local dir=$bench_cache/bench
 	mkdir -p "$dir"
 	local out=$dir/$bench_name.out log=$dir/$bench_name.console.log rc=0
-	bench_log "booting the $bench_variant kernel ($bench_cpus vCPUs, TCG) for $driver $*; console: $log"
-	nice -n 10 "$bench_repo/qemu/run" --variant "$bench_variant" --quiet --output \
+	bench_log "booting the $bench_variant kernel ($bench_cpus vCPUs, $bench_clock) for $driver $*; console: $log"
+	env -u SCXD_ICOUNT nice -n 10 "$bench_repo/qemu/run" "${clock[@]}" --variant "$bench_variant" --quiet --output \
 		--cpus "$bench_cpus" --mem "$mem" --timeout "$timeout" --log "$log" \
 		--payload "$payload/bin:/payload/bin" \
 		--payload "$payload/schedulers:/payload/schedulers" \

@@ -163,26 +163,28 @@ if [ $pristine = 0 ]; then
 			cat "$repo/kernel/patches/$p" 2>/dev/null || echo "missing $p"; done) | sha256sum | cut -c1-16)
 fi
 # What the kernel image and the BPF tools are built from: the series less
-# its selftests' hunks, so that a fix to a selftest alone is applied to the
-# tree but rebuilds neither (kselftest/run builds the selftests each time).
+# its selftests' hunks (files under selftests_path), so that a fix to a
+# selftest alone is applied to the tree but rebuilds neither
+# (kselftest/run builds the selftests each time).
+selftests_path='^a/tools/testing/'
 kernel_hash=pristine
+if [ $pristine = 0 ]; then
+	kernel_hash=$( (cat "$repo/kernel/series";
+		series_patches | while read -r p; do
+			cat "$repo/kernel/patches/$p" 2>/dev/null || echo "missing $p"; done) |
+		awk -v st="$selftests_path" '/^diff --git / { skip = ($3 ~ st) } !skip' |
+		sha256sum | cut -c1-16)
+fi
 # the patches that change more than selftests: what the distro's version counts
 kernel_patches() {
 	local p
 	series_patches | while read -r p; do
 		if grep '^diff --git ' "$repo/kernel/patches/$p" 2>/dev/null |
-			awk '$3 !~ /^a\/tools\/testing\// { found = 1 } END { exit !found }'; then
+			awk -v st="$selftests_path" '$3 !~ st { found = 1 } END { exit !found }'; then
 			echo "$p"
 		fi
 	done
 }
-if [ $pristine = 0 ]; then
-	kernel_hash=$( (cat "$repo/kernel/series";
-		series_patches | while read -r p; do
-			cat "$repo/kernel/patches/$p" 2>/dev/null || echo "missing $p"; done) |
-		awk '/^diff --git / { skip = ($3 ~ /^a\/tools\/testing\//) } !skip' |
-		sha256sum | cut -c1-16)
-fi
 # The pristine tree is the repo's own checkout; the series is applied in a
 # worktree beside it, so both variants can be built without a checkout
 # touching the other's files (and so without needless rebuilds).

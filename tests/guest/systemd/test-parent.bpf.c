@@ -43,7 +43,6 @@ struct kid {
 
 struct kid kids[MAX_KIDS];
 u32 next_kid;
-u64 nr_kills;
 
 s32 BPF_STRUCT_OPS(test_parent_select_cpu, struct task_struct *p, s32 prev_cpu,
 		   u64 wake_flags)
@@ -69,7 +68,6 @@ static bool serve(u32 i, u64 now)
 	if (k->weight == KILL_WEIGHT) {
 		if (now - k->attached_at >= KILL_AFTER_NS &&
 		    __sync_val_compare_and_swap(&k->cgid, cgid, 0) == cgid) {
-			__sync_fetch_and_add(&nr_kills, 1);
 			scxd_sub_kill(cgid, "test-parent: cgroup %llu has cpu.weight %d", cgid,
 				      KILL_WEIGHT);
 			return false;

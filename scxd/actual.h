@@ -20,7 +20,8 @@ struct scxd_paths {
 	const char *sysfs;		/* /sys/kernel/sched_ext */
 	const char *pin_dir;		/* /sys/fs/bpf/scxd */
 	const char *state_dir;		/* /run/scxd */
-	const char *sched_dir;		/* <libdir>/scxd */
+	const char *sched_dir;		/* <libdir>/scxd, or its cid/ on a cid kernel */
+	const char *kernel_btf;		/* the kernel's BTF; NULL: /sys/kernel/btf/vmlinux */
 };
 
 struct cgroup_list {

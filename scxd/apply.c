@@ -19,6 +19,7 @@
 
 #include "apply.h"
 #include "file.h"
+#include "kernel-api.h"
 #include "prog-assoc.h"
 #include "util.h"
 
@@ -65,27 +66,28 @@ static int libbpf_capture(enum libbpf_print_level level, const char *fmt, va_lis
 	return 0;
 }
 
-static void btf_freep(struct btf **b)
-{
-	btf__free(*b);
-}
+/*
+ * The kernel's BTF, for the values of its enumerators: read once, when the
+ * first object that needs it is opened (the running kernel does not change
+ * under us), and kept. Loads run in parallel; lookups only read it.
+ */
+static pthread_mutex_t kernel_btf_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct btf *kernel_btf_cache;
 
-int apply_kernel_has_sub_sched(void)
+static int kernel_btf(const char *path, const struct btf **ret)
 {
-	_cleanup_(btf_freep) struct btf *vmlinux = btf__load_vmlinux_btf();
-	const struct btf_type *t;
-	__s32 id;
+	int r = 0;
 
-	if (!vmlinux)
-		return -errno;
-	id = btf__find_by_name_kind(vmlinux, "sched_ext_ops", BTF_KIND_STRUCT);
-	if (id < 0)
-		return -EOPNOTSUPP; /* no sched_ext at all */
-	t = btf__type_by_id(vmlinux, id);
-	for (unsigned i = 0; i < btf_vlen(t); i++)
-		if (streq(btf__name_by_offset(vmlinux, btf_members(t)[i].name_off), "sub_cgroup_id"))
-			return 1;
-	return 0;
+	pthread_mutex_lock(&kernel_btf_lock);
+	if (!kernel_btf_cache) {
+		errno = 0;
+		kernel_btf_cache = path ? btf__parse(path, NULL) : btf__load_vmlinux_btf();
+		if (!kernel_btf_cache)
+			r = errno ? -errno : -ENODATA;
+	}
+	*ret = kernel_btf_cache;
+	pthread_mutex_unlock(&kernel_btf_lock);
+	return r;
 }
 
 static struct bpf_map *find_map(struct bpf_object *obj, const char *suffix, bool struct_ops)
@@ -199,6 +201,57 @@ static int set_rodata(struct bpf_object *obj, const struct sched_node *node, uin
 	return 0;
 }
 
+#define SCX_ENUM_PREFIX "__SCX_"
+
+int apply_set_kernel_enums(struct bpf_object *obj, const char *obj_path,
+			   const char *kernel_btf_path, char **reason)
+{
+	const struct btf *btf = bpf_object__btf(obj), *kbtf = NULL;
+	struct bpf_map *rodata = find_map(obj, ".rodata", false);
+	const struct btf_var_secinfo *vsi;
+	const struct btf_type *sec;
+	unsigned char *data;
+	size_t size = 0;
+	__s32 id;
+	int r;
+
+	id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -ENOENT;
+	if (!rodata || id < 0)
+		return 0;
+	data = (unsigned char *)bpf_map__initial_value(rodata, &size);
+	sec = btf__type_by_id(btf, id);
+	vsi = btf_var_secinfos(sec);
+	for (unsigned i = 0; i < btf_vlen(sec); i++, vsi++) {
+		const struct btf_type *v = btf__type_by_id(btf, vsi->type);
+		const char *name = v ? btf__name_by_offset(btf, v->name_off) : NULL;
+		unsigned long long value;
+
+		if (!name || !startswith(name, SCX_ENUM_PREFIX))
+			continue;
+		if (!kbtf) {
+			r = kernel_btf(kernel_btf_path, &kbtf);
+			if (r < 0)
+				return fail(r, reason, "%s: cannot read the kernel's BTF (%s) for %s: %s",
+					    obj_path, kernel_btf_path ?: "/sys/kernel/btf/vmlinux",
+					    name, strerror(-r));
+		}
+		r = kernel_enum_value(kbtf, name + 2, &value);
+		if (r == -ENOENT)
+			return fail(r, reason,
+				    "%s: %s: the kernel's BTF has no enumerator %s; refusing to load with 0 there",
+				    obj_path, name, name + 2);
+		if (r < 0)
+			return fail(r, reason,
+				    "%s: %s: the kernel's BTF has %s in an 8-byte enum without ENUM64, its upper half lost; refusing to load",
+				    obj_path, name, name + 2);
+		if (!data || vsi->size > 8 || vsi->offset + vsi->size > size)
+			return fail(-EINVAL, reason, "%s: %s is not an integer in .rodata",
+				    obj_path, name);
+		write_le(data + vsi->offset, value, vsi->size);
+	}
+	return 0;
+}
+
 /* sub_cgroup_id into the struct_ops value; the ops name out of it. */
 static int set_struct_ops(struct bpf_object *obj, struct bpf_map *st, const char *cgroup,
 			  uint64_t cgid, char **ops_name, char **reason)
@@ -251,8 +304,8 @@ static void apply_object_donep(struct apply_object *o)
 	apply_object_done(o);
 }
 
-int apply_open(const char *obj_path, const struct sched_node *node, uint64_t cgid,
-	       struct apply_object *ret, char **reason)
+int apply_open(const char *obj_path, const char *kernel_btf_path, const struct sched_node *node,
+	       uint64_t cgid, struct apply_object *ret, char **reason)
 {
 	_cleanup_(apply_object_donep) struct apply_object o = { .uei_offset = SIZE_MAX };
 	_cleanup_free_ char *why = NULL, *image = NULL;
@@ -277,6 +330,9 @@ int apply_open(const char *obj_path, const struct sched_node *node, uint64_t cgi
 	if (!o.st)
 		return fail(-ENOENT, reason, "%s has no struct_ops map", obj_path);
 	r = set_rodata(o.obj, node, cgid, reason);
+	if (r < 0)
+		return r;
+	r = apply_set_kernel_enums(o.obj, obj_path, kernel_btf_path, reason);
 	if (r < 0)
 		return r;
 	r = set_struct_ops(o.obj, o.st, node->cgroup, cgid, &o.ops_name, reason);
@@ -327,7 +383,7 @@ int apply_load(const struct scxd_paths *paths, const struct sched_node *node, ui
 	*ret = (struct apply_object){ .uei_offset = SIZE_MAX };
 	if (asprintf(&obj_path, "%s/%s.bpf.o", paths->sched_dir, node->scheduler) < 0)
 		return -ENOMEM;
-	r = apply_open(obj_path, node, cgid, &o, reason);
+	r = apply_open(obj_path, paths->kernel_btf, node, cgid, &o, reason);
 	if (r < 0)
 		return r;
 	r = bpf_object__load(o.obj);

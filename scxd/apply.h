@@ -14,9 +14,6 @@
 #include "desired.h"
 #include "sched-stats.h"
 
-/* 1 if the running kernel's sched_ext_ops has sub_cgroup_id, 0 if not. */
-int apply_kernel_has_sub_sched(void);
-
 /* An object opened and configured for one node, not loaded yet. */
 struct bpf_object;
 struct bpf_map;
@@ -31,10 +28,23 @@ struct apply_object {
 /*
  * Open obj_path and write node's tunables and the cgroup id into it:
  * .rodata variables by name, sched_ext_ops.sub_cgroup_id by its BTF member
- * offset (cgid 1, the root, leaves it 0). Exposed for the host tests.
+ * offset (cgid 1, the root, leaves it 0); and the kernel's enumerators
+ * (apply_set_kernel_enums()) from the BTF at kernel_btf_path (NULL: the
+ * running kernel's). Exposed for the host tests.
  */
-int apply_open(const char *obj_path, const struct sched_node *node, uint64_t cgid,
-	       struct apply_object *ret, char **reason);
+int apply_open(const char *obj_path, const char *kernel_btf_path, const struct sched_node *node,
+	       uint64_t cgid, struct apply_object *ret, char **reason);
+
+/*
+ * SCX_ENUM_INIT for any object, before it is loaded: every .rodata
+ * variable named __SCX_<X> (upstream's scx/enums.autogen.bpf.h) gets the
+ * value of the kernel's enumerator SCX_<X> (kernel_enum_value()). A name
+ * the kernel's BTF lacks refuses the object, naming it and the variable:
+ * a 0 there would be silently wrong. The kernel's BTF is read once, the
+ * first time an object has such a variable.
+ */
+int apply_set_kernel_enums(struct bpf_object *obj, const char *obj_path,
+			   const char *kernel_btf_path, char **reason);
 void apply_object_done(struct apply_object *o);
 
 /*

@@ -197,6 +197,26 @@ static int prune(const struct policy *p, struct desired_result *r)
 	return sched_tree_link(t);
 }
 
+int desired_check_kernel(const struct policy *p, enum kernel_api api, struct diag_list *diags)
+{
+	int r = 0;
+
+	if (api != KERNEL_API_ROOT_ONLY)
+		return 0;
+	for (size_t i = 0; i < p->n_entries; i++) {
+		const struct policy_entry *e = &p->entries[i];
+
+		if (e == p->root)
+			continue;
+		if (diag_add(diags, e->file, e->target_line, e->target_column,
+			     "%s (%s): a sub-scheduler, but the %s", policy_entry_name(e),
+			     e->scheduler, kernel_api_limit(api)) < 0)
+			return -ENOMEM;
+		r = -EINVAL;
+	}
+	return r;
+}
+
 int desired_build(const struct policy *p, const char *const *cgroups, size_t n_cgroups,
 		  const struct desired_opts *opts, struct desired_result *ret)
 {
@@ -223,7 +243,7 @@ int desired_build(const struct policy *p, const char *const *cgroups, size_t n_c
 		e = policy_match(p, cgroups[i]);
 		if (!e)
 			continue;
-		if (!opts->sub_sched_supported) {
+		if (!kernel_api_has_children(opts->api)) {
 			r.unsupported_children++;
 			continue;
 		}

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel-api.h"
 #include "policy.h"
 
 #define NODE_NO_PARENT SIZE_MAX
@@ -45,8 +46,20 @@ struct desired_result {
 };
 
 struct desired_opts {
-	bool sub_sched_supported;
+	enum kernel_api api;	/* what the kernel offers (kernel-api.h) */
 };
+
+/*
+ * Whether the kernel can give what the policy asks: on a kernel with
+ * sched_ext but no sub-schedulers (KERNEL_API_ROOT_ONLY) every entry but
+ * the root's is a sub-scheduler it cannot run, and each is an error in
+ * diags at its "cgroup" or "unit", naming the kernel's limit; -EINVAL
+ * then. A policy refused here is refused as a whole (scxd --check, start,
+ * reload), as an invalid one is. Any other API: 0 (with no sched_ext at
+ * all nothing runs, and desired_build() counts the children it leaves
+ * out).
+ */
+int desired_check_kernel(const struct policy *p, enum kernel_api api, struct diag_list *diags);
 
 int desired_build(const struct policy *p, const char *const *cgroups, size_t n_cgroups,
 		  const struct desired_opts *opts, struct desired_result *ret);

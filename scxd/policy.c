@@ -352,6 +352,7 @@ static bool parse_entry(struct parse_ctx *ctx, size_t index, json_t *obj,
 	json_t *tun, *comment;
 	bool ok = true, is_unit;
 	unsigned line, column;
+	int r;
 
 	snprintf(ep, sizeof(ep), "/entries/%zu", index);
 	snprintf(ename, sizeof(ename), "entries[%zu]", index);
@@ -410,12 +411,16 @@ static bool parse_entry(struct parse_ctx *ctx, size_t index, json_t *obj,
 	e->scheduler = strdup(sched);
 	if (!e->scheduler)
 		return (ctx->error = -ENOMEM), false;
-	if (ctx->catalog->lookup(ctx->catalog, sched, &s, &reason) < 0) {
+	r = ctx->catalog->lookup(ctx->catalog, sched, &s, &reason);
+	if (r < 0) {
 		char vp[80];
 
 		snprintf(vp, sizeof(vp), "%s/scheduler", ep);
-		ctx_error(ctx, vp, "%s: unknown scheduler \"%s\": %s",
-			  policy_entry_name(e), sched, reason ?: "not found");
+		if (r == -EOPNOTSUPP && reason)	/* no object for this kernel's API */
+			ctx_error(ctx, vp, "%s: %s", policy_entry_name(e), reason);
+		else
+			ctx_error(ctx, vp, "%s: unknown scheduler \"%s\": %s",
+				  policy_entry_name(e), sched, reason ?: "not found");
 		return false;
 	}
 	e->can_host_children = s->can_host_children;

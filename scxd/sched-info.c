@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "file.h"
+#include "kernel-api.h"
 #include "sched-info.h"
 #include "util.h"
 
@@ -393,13 +395,16 @@ int sched_info_load(const char *path, const char *name, struct sched_info **ret)
 
 struct cached_sched {
 	char *name;
-	struct sched_info *info;	/* NULL: lookup failed, see reason */
+	struct sched_info *info;	/* NULL: lookup failed, see reason and error */
 	char *reason;
+	int error;
 };
 
 struct sched_dir_catalog {
 	struct sched_catalog base;
 	char *dir;
+	const char *form;	/* "cid-form", "cpu-form", or NULL: unsaid */
+	char *other_dir;	/* where the objects of the other form are, or NULL */
 	struct cached_sched *cache;
 	size_t n_cache;
 };
@@ -440,6 +445,29 @@ static int dir_load(const char *path, const char *name, struct cached_sched *slo
 	return 0;
 }
 
+/*
+ * A scheduler with no object of this kernel's form but one of the other
+ * form (path missing, other_dir/<name>.bpf.o there) is not unknown: it
+ * has no object for this API, which the slot says (-EOPNOTSUPP).
+ */
+static int other_form(const struct sched_dir_catalog *c, const char *name, const char *path,
+		      struct cached_sched *slot)
+{
+	_cleanup_free_ char *other = NULL;
+
+	if (!c->form || !c->other_dir || access(path, F_OK) == 0 || errno != ENOENT)
+		return 0;
+	if (asprintf(&other, "%s/%s.bpf.o", c->other_dir, name) < 0)
+		return -ENOMEM;
+	if (access(other, F_OK) < 0)
+		return 0;
+	free(slot->reason);
+	slot->error = -EOPNOTSUPP;
+	return asprintf(&slot->reason, "scheduler \"%s\" has no %s object in %s (%s is %s)",
+			name, c->form, c->dir, other,
+			streq(c->form, "cid-form") ? "cpu-form" : "cid-form") < 0 ? -ENOMEM : 0;
+}
+
 static int dir_lookup(struct sched_catalog *base, const char *name,
 		      const struct sched_info **ret, const char **reason)
 {
@@ -471,12 +499,14 @@ static int dir_lookup(struct sched_catalog *base, const char *name,
 		return -ENOMEM;
 	} else {
 		r = dir_load(path, name, slot);
+		if (r == 0 && !slot->info)
+			r = other_form(c, name, path, slot);
 	}
 	if (r < 0)
 		return -ENOMEM;
 	*ret = slot->info;
 	*reason = slot->reason;
-	return slot->info ? 0 : -ENOENT;
+	return slot->info ? 0 : slot->error ?: -ENOENT;
 }
 
 int sched_dir_catalog_new(const char *dir, struct sched_dir_catalog **ret)
@@ -492,6 +522,29 @@ int sched_dir_catalog_new(const char *dir, struct sched_dir_catalog **ret)
 		return -ENOMEM;
 	}
 	*ret = c;
+	return 0;
+}
+
+int sched_dir_catalog_new_for(const char *sched_dir, enum kernel_api api,
+			      struct sched_dir_catalog **ret)
+{
+	_cleanup_(sched_dir_catalog_freep) struct sched_dir_catalog *c = NULL;
+	_cleanup_free_ char *dir = kernel_api_sched_dir(api, sched_dir);
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	r = sched_dir_catalog_new(dir, &c);
+	if (r < 0)
+		return r;
+	c->form = kernel_api_form(api);
+	if (c->form) {
+		c->other_dir = kernel_api_sched_dir(api == KERNEL_API_CID ? KERNEL_API_CPU
+									   : KERNEL_API_CID, sched_dir);
+		if (!c->other_dir)
+			return -ENOMEM;
+	}
+	*ret = TAKE_PTR(c);
 	return 0;
 }
 
@@ -516,5 +569,6 @@ void sched_dir_catalog_free(struct sched_dir_catalog *c)
 	}
 	free(c->cache);
 	free(c->dir);
+	free(c->other_dir);
 	free(c);
 }

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel-api.h"
+
 enum tunable_kind {
 	TUNABLE_INT,
 	TUNABLE_BOOL,
@@ -58,7 +60,10 @@ struct sched_info {
 /*
  * How the validator finds schedulers: the daemon reads objects from the
  * scheduler directory, tests hand in tables. On failure the lookup returns
- * -errno and sets *reason (static or owned by the catalog).
+ * -errno and sets *reason (static or owned by the catalog): -ENOENT for a
+ * scheduler there is no object of, -EOPNOTSUPP for one that has an
+ * object only of the form the running kernel does not take (*reason says
+ * it all, naming the scheduler).
  */
 struct sched_catalog {
 	int (*lookup)(struct sched_catalog *c, const char *name,
@@ -93,6 +98,14 @@ int sched_info_load(const char *path, const char *name, struct sched_info **ret)
 /* A catalog over a directory of <name>.bpf.o files, caching what it read. */
 struct sched_dir_catalog;
 int sched_dir_catalog_new(const char *dir, struct sched_dir_catalog **ret);
+/*
+ * The catalog of the objects a kernel with this API loads: sched_dir's
+ * cid-form ones in sched_dir/cid on a cid kernel, else sched_dir's own
+ * (kernel-api.h); a scheduler found only in the other directory has "no
+ * cid-form (cpu-form) object" here. KERNEL_API_NONE: sched_dir, unsaid.
+ */
+int sched_dir_catalog_new_for(const char *sched_dir, enum kernel_api api,
+			      struct sched_dir_catalog **ret);
 struct sched_catalog *sched_dir_catalog_base(struct sched_dir_catalog *c);
 const char *sched_dir_catalog_dir(const struct sched_dir_catalog *c);
 void sched_dir_catalog_free(struct sched_dir_catalog *c);

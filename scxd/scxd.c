@@ -47,6 +47,7 @@
 #include "control.h"
 #include "desired.h"
 #include "events.h"
+#include "kernel-api.h"
 #include "log.h"
 #include "message-id.h"
 #include "plan.h"
@@ -115,7 +116,8 @@ struct daemon {
 	char *status_line;		/* what runs, for STATUS= */
 	struct sched_dir_catalog *catalog;
 	struct policy *policy;
-	int sub_sched;			/* 1 yes, 0 no, < 0 no sched_ext */
+	const char *sched_base;		/* --sched-dir: cpu-form objects, cid-form in its cid/ */
+	enum kernel_api api;		/* what the kernel offers; paths.sched_dir is its objects' */
 	bool unsupported_reported;
 	bool log_notes;
 	char *blocked_reported;		/* "cgroup\tsched\n"... already warned about */
@@ -231,10 +233,12 @@ static int load_policy(struct daemon *d, bool keep)
 
 	free(d->reload_error);
 	d->reload_error = NULL;
-	r = sched_dir_catalog_new(d->paths.sched_dir, &catalog);
+	r = sched_dir_catalog_new_for(d->sched_base, d->api, &catalog);
 	if (r < 0)
 		return log_error(r, ABOUT(.file = d->policy_file), "out of memory");
 	r = policy_load(d->policy_file, sched_dir_catalog_base(catalog), &diags, &p);
+	if (r >= 0)	/* what this kernel cannot run is refused like any error */
+		r = desired_check_kernel(p, d->api, &diags);
 	for (size_t i = 0; i < diags.n; i++)
 		log_error(0, ABOUT(.file = d->policy_file), "%s", diags.lines[i]);
 	if (r < 0) {
@@ -973,7 +977,7 @@ static int reconcile(struct daemon *d, bool dry_run)
 	_cleanup_(desired_result_donep) struct desired_result desired = {};
 	_cleanup_(plan_donep) struct plan plan = {};
 	_cleanup_free_ const char **failed = NULL;
-	struct desired_opts opts = { .sub_sched_supported = d->sub_sched == 1 };
+	struct desired_opts opts = { .api = d->api };
 	size_t n_failed = 0;
 	int r;
 
@@ -1022,8 +1026,8 @@ static int reconcile(struct daemon *d, bool dry_run)
 	d->log_notes = false;
 	if (desired.unsupported_children && !d->unsupported_reported) {
 		log_notice(ABOUT(.file = d->policy_file),
-			   "%s: %zu cgroup(s) match child entries, but this kernel has no sched_ext sub-scheduler support (sched_ext_ops.sub_cgroup_id); only the root entry is applied",
-			   d->policy_file, desired.unsupported_children);
+			   "%s: %zu cgroup(s) match child entries, but the %s; they are left out",
+			   d->policy_file, desired.unsupported_children, kernel_api_limit(d->api));
 		d->unsupported_reported = true;
 	}
 
@@ -1126,18 +1130,13 @@ static json_t *status_node(struct daemon *d, const struct sched_node *want,
 	return o;
 }
 
-static const char *kernel_support_name(int sub_sched)
-{
-	return sub_sched == 1 ? "sub-schedulers" : sub_sched == 0 ? "root-only" : "none";
-}
-
 static int status_json(struct daemon *d, json_t **ret)
 {
 	_cleanup_(cgroup_list_donep) struct cgroup_list cg = {};
 	_cleanup_(actual_state_donep) struct actual_state a = {};
 	_cleanup_(desired_result_donep) struct desired_result want = {};
 	_cleanup_(plan_donep) struct plan plan = {};
-	struct desired_opts opts = { .sub_sched_supported = d->sub_sched == 1 };
+	struct desired_opts opts = { .api = d->api };
 	json_t *o, *nodes, *ignored;
 	int r;
 
@@ -1167,12 +1166,12 @@ static int status_json(struct daemon *d, json_t **ret)
 	ignored = json_array();
 	for (size_t i = 0; i < a.n_strays; i++)
 		json_array_append_new(ignored, json_string(a.strays[i]));
-	o = json_pack("{s:i, s:{s:s, s:i, s:s, s:I, s:s, s:o*}, s:o, s:o, "
+	o = json_pack("{s:i, s:{s:s, s:i, s:s, s:I, s:s, s:s, s:o*}, s:o, s:o, "
 			   "s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
 		      "schema", SCXD_STATUS_SCHEMA,
 		      "daemon", "version", SCXD_VERSION, "pid", (int)getpid(),
 		      "policy", d->policy_file, "policy_entries", (json_int_t)d->policy->n_entries,
-		      "kernel", kernel_support_name(d->sub_sched),
+		      "kernel", kernel_api_support_name(d->api), "kernel_api", kernel_api_name(d->api),
 		      "last_reload_error", d->reload_error ? json_string(d->reload_error) : NULL,
 		      "nodes", nodes,
 		      "ignored", ignored,
@@ -1204,7 +1203,7 @@ static int describe_json(struct daemon *d, const char *name, json_t **ret)
 	const char *reason = NULL;
 	int r;
 
-	r = sched_dir_catalog_new(d->paths.sched_dir, &c);
+	r = sched_dir_catalog_new_for(d->sched_base, d->api, &c);
 	if (r < 0)
 		return r;
 	r = sched_dir_catalog_base(c)->lookup(sched_dir_catalog_base(c), name, &s, &reason);
@@ -1212,7 +1211,8 @@ static int describe_json(struct daemon *d, const char *name, json_t **ret)
 		*ret = json_pack("{s:b, s:s++}", "ok", 0, "error", name, ": ", reason ?: strerror(-r));
 		return *ret ? 0 : -ENOMEM;
 	}
-	*ret = json_pack("{s:o}", "scheduler", sched_info_json(s));
+	*ret = json_pack("{s:o, s:s, s:s}", "scheduler", sched_info_json(s),
+			 "kernel_api", kernel_api_name(d->api), "kernel", kernel_api_describe(d->api));
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -1240,14 +1240,16 @@ static int diff_json(struct daemon *d, const char *file, const char *text, size_
 	_cleanup_(actual_state_donep) struct actual_state a = {};
 	_cleanup_(desired_result_donep) struct desired_result want = {};
 	_cleanup_(plan_donep) struct plan plan = {};
-	struct desired_opts opts = { .sub_sched_supported = d->sub_sched == 1 };
+	struct desired_opts opts = { .api = d->api };
 	json_t *changes, *o;
 	int r;
 
-	r = sched_dir_catalog_new(d->paths.sched_dir, &catalog);
+	r = sched_dir_catalog_new_for(d->sched_base, d->api, &catalog);
 	if (r < 0)
 		return r;
 	r = policy_parse(file, text, len, sched_dir_catalog_base(catalog), &diags, &p);
+	if (r >= 0)
+		r = desired_check_kernel(p, d->api, &diags);
 	if (r < 0) {
 		*ret = json_pack("{s:b, s:s, s:o}", "ok", 0, "error", "the policy is not valid",
 				 "errors", diags_json(&diags));
@@ -1750,7 +1752,7 @@ static int describe(struct daemon *d, const char *name)
 	const char *reason = NULL;
 	int r;
 
-	r = sched_dir_catalog_new(d->paths.sched_dir, &c);
+	r = sched_dir_catalog_new_for(d->sched_base, d->api, &c);
 	if (r < 0)
 		return r;
 	r = sched_dir_catalog_base(c)->lookup(sched_dir_catalog_base(c), name, &s, &reason);
@@ -1760,6 +1762,7 @@ static int describe(struct daemon *d, const char *name)
 	}
 	printf("%s (%s): %s children\n", s->name, s->path,
 	       s->can_host_children ? "can host" : "cannot host");
+	printf("  kernel: %s\n", kernel_api_describe(d->api));
 	for (size_t i = 0; i < s->n_tunables; i++) {
 		const struct sched_tunable *t = &s->tunables[i];
 		char type[16];
@@ -1798,7 +1801,9 @@ static void help(void)
 	       "     --state-dir DIR   runtime state and control socket (default /run/scxd)\n"
 	       "     --sysfs DIR       the kernel's sched_ext sysfs tree (default /sys/kernel/sched_ext)\n"
 	       "     --no-strict-modes do not refuse files others can write (development only)\n"
-	       "     --sub-sched=yes|no|auto  whether the kernel has sub-schedulers (default: ask its BTF)\n"
+	       "     --kernel-api=auto|cid|cpu|root-only|none  the kernel's sched_ext API (default\n"
+	       "                       auto: ask its BTF); cid loads the objects in DIR/cid\n"
+	       "     --btf FILE        the kernel's BTF (default /sys/kernel/btf/vmlinux)\n"
 	       "     --load-workers N  load (verify) up to N scheduler objects at once; attaching\n"
 	       "                       stays parents first (default %d)\n"
 	       "     --resync-interval SEC  read the whole state again SEC s after the last\n"
@@ -1811,7 +1816,7 @@ static void help(void)
 
 enum { OPT_CHECK = 256, OPT_DESCRIBE, OPT_DRY_RUN, OPT_CGROUP_ROOT, OPT_PIN_DIR,
        OPT_STATE_DIR, OPT_NO_STRICT, OPT_SYSFS, OPT_SUB_SCHED, OPT_RESYNC_INTERVAL, OPT_SERVE,
-       OPT_CONTROL_GROUP, OPT_VERSION, OPT_LOAD_WORKERS };
+       OPT_CONTROL_GROUP, OPT_VERSION, OPT_LOAD_WORKERS, OPT_KERNEL_API, OPT_BTF };
 
 int main(int argc, char **argv)
 {
@@ -1827,6 +1832,8 @@ int main(int argc, char **argv)
 		{ "sysfs", required_argument, NULL, OPT_SYSFS },
 		{ "no-strict-modes", no_argument, NULL, OPT_NO_STRICT },
 		{ "sub-sched", required_argument, NULL, OPT_SUB_SCHED },
+		{ "kernel-api", required_argument, NULL, OPT_KERNEL_API },
+		{ "btf", required_argument, NULL, OPT_BTF },
 		{ "resync-interval", required_argument, NULL, OPT_RESYNC_INTERVAL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1843,8 +1850,8 @@ int main(int argc, char **argv)
 			.sysfs = "/sys/kernel/sched_ext",
 			.pin_dir = "/sys/fs/bpf/scxd",
 			.state_dir = "/run/scxd",
-			.sched_dir = getenv("SCXD_SCHED_DIR") ?: SCXD_SCHED_DIR,
 		},
+		.sched_base = getenv("SCXD_SCHED_DIR") ?: SCXD_SCHED_DIR,
 		.inotify_fd = -1,
 		.pending = { .full = true },
 		.load_workers = LOAD_WORKERS_DEFAULT,
@@ -1855,15 +1862,15 @@ int main(int argc, char **argv)
 	const char *check = NULL, *describe_name = NULL, *control_group = NULL;
 	bool serve = false;
 	pid_t holder = 0;
-	_cleanup_free_ char *control = NULL;
-	const char *sub_sched = "auto";
+	_cleanup_free_ char *control = NULL, *sched_dir = NULL;
+	const char *kernel_api = "auto";
 	bool dry_run = false;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "p:s:vh", options, NULL)) >= 0) {
 		switch (c) {
 		case 'p': d.policy_file = optarg; break;
-		case 's': d.paths.sched_dir = optarg; break;
+		case 's': d.sched_base = optarg; break;
 		case OPT_CHECK: check = optarg; break;
 		case OPT_DESCRIBE: describe_name = optarg; break;
 		case OPT_DRY_RUN: dry_run = true; break;
@@ -1872,7 +1879,11 @@ int main(int argc, char **argv)
 		case OPT_STATE_DIR: d.paths.state_dir = optarg; break;
 		case OPT_SYSFS: d.paths.sysfs = optarg; break;
 		case OPT_NO_STRICT: strict_modes = false; break;
-		case OPT_SUB_SCHED: sub_sched = optarg; break;
+		case OPT_SUB_SCHED:	/* the older spelling: yes is cpu, no root-only */
+			kernel_api = streq(optarg, "yes") ? "cpu" : streq(optarg, "no") ? "root-only" : optarg;
+			break;
+		case OPT_KERNEL_API: kernel_api = optarg; break;
+		case OPT_BTF: d.paths.kernel_btf = optarg; break;
 		case OPT_RESYNC_INTERVAL: {
 			char *end = NULL;
 			unsigned long long sec;
@@ -1927,17 +1938,23 @@ int main(int argc, char **argv)
 		}
 		d.control_group = g->gr_gid;
 	}
+	/* --kernel-api overrides what the kernel's BTF says (for --check and --dry-run). */
+	if (kernel_api_option(kernel_api, d.paths.kernel_btf, &d.api) < 0) {
+		fprintf(stderr, "scxd: --kernel-api=%s: not auto, cid, cpu, root-only or none\n", kernel_api);
+		return 2;
+	}
+	sched_dir = kernel_api_sched_dir(d.api, d.sched_base);
+	if (!sched_dir)
+		return 1;
+	d.paths.sched_dir = sched_dir;
 	if (check)
-		return scxd_check(check, d.paths.sched_dir) < 0 ? 1 : 0;
+		return scxd_check(check, d.sched_base, d.api) < 0 ? 1 : 0;
 	if (describe_name)
 		return describe(&d, describe_name) < 0 ? 1 : 0;
 
 	if (asprintf(&control, "%s/control", d.paths.state_dir) < 0)
 		return 1;
 	d.control_path = control;
-	/* --sub-sched=yes|no overrides what the kernel's BTF says (for --dry-run). */
-	d.sub_sched = streq(sub_sched, "yes") ? 1 : streq(sub_sched, "no") ? 0 :
-		      apply_kernel_has_sub_sched();
 	if (load_policy(&d, false) < 0) {
 		log_error(0, ABOUT(.file = d.policy_file), "%s: no valid policy, exiting", d.policy_file);
 		return 1;
@@ -1948,15 +1965,18 @@ int main(int argc, char **argv)
 		return r < 0 ? 1 : 0;
 	}
 	d.serve_dry_run = serve;
+	log_info(ABOUT(.file = d.paths.kernel_btf ?: "/sys/kernel/btf/vmlinux"),
+		 "kernel: %s%s; scheduler objects from %s", kernel_api_describe(d.api),
+		 streq(kernel_api, "auto") ? "" : " (as --kernel-api says)", d.paths.sched_dir);
 	if (!serve && geteuid() != 0) {
 		daemon_done(&d);
 		log_error(-EPERM, NULL, "scxd must run as root (it loads BPF schedulers)");
 		return 1;
 	}
-	if (d.sub_sched < 0)
-		log_warning(d.sub_sched, ABOUT(.file = "/sys/kernel/btf/vmlinux"),
-			    "the kernel's BTF has no sched_ext_ops (%s): nothing can be attached",
-			    strerror(-d.sub_sched));
+	if (d.api == KERNEL_API_NONE)
+		log_warning(0, ABOUT(.file = d.paths.kernel_btf ?: "/sys/kernel/btf/vmlinux"),
+			    "%s: no sched_ext_ops in the kernel's BTF, or no BTF: nothing can be attached",
+			    d.paths.kernel_btf ?: "/sys/kernel/btf/vmlinux");
 
 	r = instance_lock(&d, &holder);
 	if (r == -EBUSY) {

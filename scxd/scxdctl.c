@@ -44,6 +44,7 @@ enum {
 struct options {
 	const char *socket_path;
 	const char *sched_dir;
+	enum kernel_api api;		/* for check and list */
 	bool json;
 	uint64_t timeout_usec;	/* 0: the command's default */
 };
@@ -61,6 +62,9 @@ static void help(void)
 	       "  list                the installed schedulers, their roles and tunables\n\n"
 	       "  -S --socket PATH    control socket (default %s)\n"
 	       "  -s --sched-dir DIR  scheduler objects for check and list (default $SCXD_SCHED_DIR or %s)\n"
+	       "     --kernel-api=auto|cid|cpu|root-only|none  check and list for this kernel API\n"
+	       "                     (default auto: the running kernel's; cid: the objects in DIR/cid)\n"
+	       "     --btf FILE      the kernel's BTF for auto (default /sys/kernel/btf/vmlinux)\n"
 	       "  -j --json           print scxd's reply (or list) as JSON\n"
 	       "  -t --timeout SEC    give up waiting for scxd after SEC seconds (default 30, reload: none)\n"
 	       "     --no-strict-modes  check: accept files others can write\n"
@@ -251,6 +255,17 @@ static void print_node(const json_t *n)
 	}
 }
 
+/* The kernel line: by "kernel_api", or by "kernel" from an older scxd. */
+static const char *kernel_status_text(const char *kernel, const char *api_name)
+{
+	enum kernel_api api;
+
+	if (kernel_api_from_name(api_name, &api) < 0)
+		return streq(kernel, "sub-schedulers") ? "sub-schedulers" :
+		       streq(kernel, "root-only") ? "root only" : "none";
+	return kernel_api_describe(api);
+}
+
 static void print_status(const json_t *st)
 {
 	const json_t *d = json_object_get(st, "daemon"), *c = json_object_get(st, "counters");
@@ -262,10 +277,7 @@ static void print_status(const json_t *st)
 	       num(d, "policy_entries"));
 	if (json_object_get(d, "last_reload_error"))
 		printf("last reload rejected: %s\n", str(d, "last_reload_error"));
-	printf("kernel: %s\n",
-	       streq(kernel, "sub-schedulers") ? "sched_ext with sub-scheduler support" :
-	       streq(kernel, "root-only") ? "sched_ext without sub-scheduler support: only the root entry applies" :
-					    "no sched_ext");
+	printf("kernel: %s\n", kernel_status_text(kernel, str(d, "kernel_api")));
 	printf("%-40s %-10s %s\n", "CGROUP", "SCHEDULER", "STATE");
 	json_array_foreach(nodes, i, n)
 		print_node(n);
@@ -342,20 +354,27 @@ static int cmd_describe(const struct options *o, const char *name)
 	int r = call(o, json_pack("{s:s, s:s}", "command", "describe", "scheduler", name),
 		     READ_TIMEOUT_USEC, &reply);
 
-	if (r == EXIT_OK && !o->json)
+	if (r == EXIT_OK && !o->json) {
 		print_sched(json_object_get(reply, "scheduler"));
+		if (json_object_get(reply, "kernel"))
+			printf("  kernel: %s\n", str(reply, "kernel"));
+	}
 	return reply_done(o, reply, r);
 }
 
 static int cmd_list(const struct options *o)
 {
+	_cleanup_free_ char *dir = kernel_api_sched_dir(o->api, o->sched_dir);
 	json_t *list, *s;
 	size_t i;
 	int r;
 
-	r = sched_dir_list_json(o->sched_dir, &list);
+	if (!dir)
+		return EXIT_FAILED;
+	r = sched_dir_list_json(dir, &list);
 	if (r < 0) {
-		fprintf(stderr, "scxdctl: %s: %s\n", o->sched_dir, strerror(-r));
+		fprintf(stderr, "scxdctl: %s: %s (kernel: %s)\n", dir, strerror(-r),
+			kernel_api_describe(o->api));
 		return EXIT_FAILED;
 	}
 	if (o->json)
@@ -365,7 +384,8 @@ static int cmd_list(const struct options *o)
 		json_array_foreach(list, i, s)
 			print_sched(s);
 		if (json_array_size(list) == 0)
-			printf("(no schedulers in %s)\n", o->sched_dir);
+			printf("(no schedulers in %s)\n", dir);
+		printf("kernel: %s; objects from %s\n", kernel_api_describe(o->api), dir);
 	}
 	json_decref(list);
 	return EXIT_OK;
@@ -444,6 +464,8 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "no-strict-modes", no_argument, NULL, 256 },
 		{ "version", no_argument, NULL, 257 },
+		{ "kernel-api", required_argument, NULL, 258 },
+		{ "btf", required_argument, NULL, 259 },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -451,7 +473,7 @@ int main(int argc, char **argv)
 		.socket_path = SCXD_CONTROL_SOCKET,
 		.sched_dir = getenv("SCXD_SCHED_DIR") ?: SCXD_SCHED_DIR,
 	};
-	const char *cmd, *arg;
+	const char *cmd, *arg, *kernel_api = "auto", *btf = NULL;
 	int c, nargs;
 
 	while ((c = getopt_long(argc, argv, "S:s:jt:h", options, NULL)) >= 0) {
@@ -462,6 +484,8 @@ int main(int argc, char **argv)
 		case 't': o.timeout_usec = strtoull(optarg, NULL, 10) * 1000000ULL; break;
 		case 256: strict_modes = false; break;
 		case 257: printf("scxdctl %s\n", SCXD_VERSION); return EXIT_OK;
+		case 258: kernel_api = optarg; break;
+		case 259: btf = optarg; break;
 		case 'h': help(); return EXIT_OK;
 		default: return EXIT_USAGE;
 		}
@@ -470,12 +494,20 @@ int main(int argc, char **argv)
 		help();
 		return EXIT_USAGE;
 	}
+	/* the BTF is read only by the commands run here (check, list) */
+	if (!streq(kernel_api, "auto") && kernel_api_from_name(kernel_api, &o.api) < 0) {
+		fprintf(stderr, "scxdctl: --kernel-api=%s: not auto, cid, cpu, root-only or none\n",
+			kernel_api);
+		return EXIT_USAGE;
+	}
 	cmd = argv[optind];
+	if (streq(cmd, "check") || streq(cmd, "list"))
+		kernel_api_option(kernel_api, btf, &o.api);
 	nargs = argc - optind - 1;
 	arg = nargs > 0 ? argv[optind + 1] : NULL;
 
 	if (streq(cmd, "check") && nargs <= 1)
-		return scxd_check(arg ?: "/etc/scxd/policy.json", o.sched_dir) < 0 ? EXIT_FAILED : EXIT_OK;
+		return scxd_check(arg ?: "/etc/scxd/policy.json", o.sched_dir, o.api) < 0 ? EXIT_FAILED : EXIT_OK;
 	if (streq(cmd, "status") && nargs == 0)
 		return cmd_status(&o);
 	if (streq(cmd, "reload") && nargs == 0)

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"/", "/a", "/a/b", "/workload/x.scope", "/machine.slice/vm1.scope",
 		"/t/a/b/c/d",
 	};
-	struct desired_opts opts = { .sub_sched_supported = true };
+	struct desired_opts opts = { .api = KERNEL_API_CPU };
 	struct diag_list diags = {};
 	struct desired_result r;
 	struct policy *p = NULL;
@@ -29,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (policy_parse("fuzz.json", (const char *)data, size, &fake_catalog, &diags, &p) == 0) {
 		if (desired_build(p, cgroups, ELEMENTSOF(cgroups), &opts, &r) == 0)
 			desired_result_done(&r);
+		desired_check_kernel(p, KERNEL_API_ROOT_ONLY, &diags);
 		policy_free(p);
 	}
 	diag_list_done(&diags);

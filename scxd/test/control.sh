@@ -50,13 +50,13 @@ check "scxd --version is the project's ($version)" [ "$("$scxd" --version)" = "s
 check "scxdctl --version is the project's ($version)" [ "$("$ctl" --version)" = "scxdctl $version" ]
 
 # --- list: the scheduler objects, their roles and tunables, no daemon needed ---
-list=$("$ctl" -s "$sched_dir" list)
+list=$("$ctl" -s "$sched_dir" --kernel-api=cpu list)
 check "list: wparent is a parent, with its tunables" \
 	grep -Eq '^wparent +parent ' <<<"$list"
 check "list: fifo is a leaf" grep -Eq '^fifo +leaf ' <<<"$list"
 check "list: enum tunables with their values" grep -q 'mode .*MODE_FAIR=0' <<<"$list"
 check "list --json: one object per object file ($(ls "$sched_dir"/*.bpf.o | wc -l))" \
-	[ "$("$ctl" -s "$sched_dir" --json list | grep -c '"role"')" = "$(ls "$sched_dir"/*.bpf.o | wc -l)" ]
+	[ "$("$ctl" -s "$sched_dir" --kernel-api=cpu --json list | grep -c '"role"')" = "$(ls "$sched_dir"/*.bpf.o | wc -l)" ]
 
 # --- no daemon: exit 3 ------------------------------------------------------------
 "$ctl" -S "$sock" status >/dev/null 2>&1

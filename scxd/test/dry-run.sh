@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/cg/scxd.slice/scxd-demo.slice/web.scope" "$tmp/cg/scxd.slice/scxd-demo.slice/batch.scope" \
 	"$tmp/cg/workload/a" "$tmp/cg/system.slice" "$tmp/sys/root" "$tmp/pins" "$tmp/state"
 run() {
-	"$scxd" --dry-run --no-strict-modes --sub-sched="$1" --policy "$policy" \
+	"$scxd" --dry-run --no-strict-modes --kernel-api="$1" --policy "$policy" \
 		--sched-dir "$sched_dir" --cgroup-root "$tmp/cg" --sysfs "$tmp/sys" \
 		--pin-dir "$tmp/pins" --state-dir "$tmp/state" 2>&1 | grep -v ": policy loaded, "
 }
@@ -22,15 +22,23 @@ expect() {
 	echo "ok: $3"
 }
 
-got=$(run yes)
+got=$(run cpu)
 expect "$got" "attach / wparent (new)
 attach /workload/a lat (new)
 attach /scxd.slice/scxd-demo.slice/batch.scope fifo (new)
 attach /scxd.slice/scxd-demo.slice/web.scope vtime (new)" "nothing attached: parents first, the literal beats the glob"
 
-got=$(run no)
-expect "$got" "scxd: ${policy}: 3 cgroup(s) match child entries, but this kernel has no sched_ext sub-scheduler support (sched_ext_ops.sub_cgroup_id); only the root entry is applied
-attach / wparent (new)" "no sub-scheduler support: root only, said once"
+got=$(run none)
+expect "$got" "scxd: ${policy}: 3 cgroup(s) match child entries, but the kernel has no sched_ext; they are left out
+attach / wparent (new)" "no sched_ext: the children are left out, said once"
+
+# sched_ext without sub-schedulers: a policy with children is refused,
+# each child entry named at its line with the kernel's limit
+got=$(run root-only)
+expect "$(grep -c ': a sub-scheduler, but the kernel has sched_ext without sub-schedulers (root only)$' <<<"$got") $(grep -c '^attach' <<<"$got")" "3 0" \
+	"root-only kernel: the 3 child entries refused, nothing planned"
+expect "$(grep -o '^scxd: [^ ]*:[0-9]*:[0-9]*: entries\[3\] "/workload/\*" (lat)' <<<"$got")" \
+	"scxd: ${policy}:23:17: entries[3] \"/workload/*\" (lat)" "root-only kernel: the refusal names the file, line and entry"
 
 # Adopt: the root and web.scope are attached by a previous scxd: the root
 # by this one (pin named by the path's hash, JSON record), web.scope by
@@ -47,7 +55,7 @@ printf '{"version": 1, "cgroup": "/", "scheduler": "wparent", "ops": "wparent", 
 	> "$tmp/state/nodes/$root_pin.json"
 printf 'cgroup /scxd.slice/scxd-demo.slice/web.scope\nscheduler vtime\nops vtime\ncgid %s\n' "$web_id" \
 	> "$tmp/state/nodes/$web_pin"
-got=$(run yes)
+got=$(run cpu)
 expect "$got" "attach /workload/a lat (new)
 attach /scxd.slice/scxd-demo.slice/batch.scope fifo (new)" "adopted nodes are left alone (this scxd's and the previous version's)"
 
@@ -55,13 +63,13 @@ attach /scxd.slice/scxd-demo.slice/batch.scope fifo (new)" "adopted nodes are le
 a_id=$(stat -c %i "$tmp/cg/system.slice")
 mkdir -p "$tmp/sys/root/sub/sub-$a_id"
 echo simple > "$tmp/sys/root/sub/sub-$a_id/ops"
-got=$(run yes)
+got=$(run cpu)
 expect "$got" "attach /workload/a lat (new)
 attach /scxd.slice/scxd-demo.slice/batch.scope fifo (new)" "foreign schedulers are not detached"
 
 # web.scope's scheduler exited (gone from sysfs): it is to be attached again.
 rm -rf "$tmp/sys/root/sub/sub-$web_id"
-got=$(run yes)
+got=$(run cpu)
 expect "$got" "attach /workload/a lat (new)
 attach /scxd.slice/scxd-demo.slice/batch.scope fifo (new)
 attach /scxd.slice/scxd-demo.slice/web.scope vtime (new)" "an exited child is reattached"
@@ -71,7 +79,7 @@ attach /scxd.slice/scxd-demo.slice/web.scope vtime (new)" "an exited child is re
 mkdir -p "$tmp/sys/root/sub/sub-$web_id"
 echo vtime > "$tmp/sys/root/sub/sub-$web_id/ops"
 rm -rf "$tmp/state/nodes"
-got=$(run yes)
+got=$(run cpu)
 expect "$got" "detach /scxd.slice/scxd-demo.slice/web.scope (unrecorded) (changed)
 detach / (unrecorded) (changed)
 attach / wparent (changed)
@@ -82,7 +90,7 @@ attach /scxd.slice/scxd-demo.slice/web.scope vtime (changed)" "pins without reco
 # planned below it, and one line says so.
 rm -rf "$tmp/pins" "$tmp/state/nodes"
 echo simple > "$tmp/sys/root/ops"
-got=$(run yes)
+got=$(run cpu)
 expect "$got" "scxd: /: runs simple, which scxd did not attach; not replacing it with wparent, nor attaching the 3 scheduler(s) the policy wants below it, until it is gone" \
 	"a foreign root blocks its subtree"
-echo "dry-run: 7 passed, 0 failed"
+echo "dry-run: 9 passed, 0 failed"

@@ -48,7 +48,7 @@ static void test_child_gets_tunables_and_cgroup_id(const char *obj_path)
 	size_t ro_size = 0, st_size = 0;
 
 	sched_node_init(&node, "/w/a", "child", tv, 2);
-	CHECK_INTEQ(apply_open(obj_path, &node, 4242, &o, &reason), 0);
+	CHECK_INTEQ(apply_open(obj_path, NULL, &node, 4242, &o, &reason), 0);
 	if (reason)
 		fprintf(stderr, "apply_open: %s\n", reason);
 	free(reason);
@@ -84,7 +84,7 @@ static void test_root_leaves_sub_cgroup_id_zero(const char *obj_path)
 	size_t st_size = 0;
 
 	sched_node_init(&node, "/", "child", NULL, 0);
-	CHECK_INTEQ(apply_open(obj_path, &node, 1, &o, &reason), 0);
+	CHECK_INTEQ(apply_open(obj_path, NULL, &node, 1, &o, &reason), 0);
 	free(reason);
 	if (!o.obj) {
 		sched_node_done(&node);
@@ -104,7 +104,7 @@ static void test_unknown_tunable_is_refused(const char *obj_path)
 	char *reason = NULL;
 
 	sched_node_init(&node, "/", "child", tv, 1);
-	CHECK_INTEQ(apply_open(obj_path, &node, 1, &o, &reason), -ENOENT);
+	CHECK_INTEQ(apply_open(obj_path, NULL, &node, 1, &o, &reason), -ENOENT);
 	CHECK(reason && strstr(reason, "tunable nope not in .rodata"));
 	free(reason);
 	sched_node_done(&node);
@@ -119,7 +119,7 @@ static void test_child_needs_sub_cgroup_id_in_ops(const char *leaf_obj)
 
 	/* the leaf test object has no struct_ops at all */
 	sched_node_init(&node, "/w/a", "fifo", NULL, 0);
-	r = apply_open(leaf_obj, &node, 4242, &o, &reason);
+	r = apply_open(leaf_obj, NULL, &node, 4242, &o, &reason);
 	CHECK_INTEQ(r, -ENOENT);
 	CHECK(reason && strstr(reason, "has no struct_ops map"));
 	free(reason);

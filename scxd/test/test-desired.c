@@ -37,7 +37,7 @@ static const char policy_text[] =
 static void test_desired_tree_nests_by_nearest_attached_ancestor(void)
 {
 	struct policy *p = parse(policy_text);
-	struct desired_opts opts = { .sub_sched_supported = true };
+	struct desired_opts opts = { .api = KERNEL_API_CPU };
 	struct desired_result r;
 	const struct sched_node *n;
 
@@ -71,10 +71,10 @@ static void test_desired_tree_nests_by_nearest_attached_ancestor(void)
 	policy_free(p);
 }
 
-static void test_without_sub_sched_support_only_the_root_is_wanted(void)
+static void test_without_sched_ext_children_are_counted_not_wanted(void)
 {
 	struct policy *p = parse(policy_text);
-	struct desired_opts opts = { .sub_sched_supported = false };
+	struct desired_opts opts = { .api = KERNEL_API_NONE };
 	struct desired_result r;
 
 	if (!p)
@@ -87,10 +87,40 @@ static void test_without_sub_sched_support_only_the_root_is_wanted(void)
 	policy_free(p);
 }
 
+/*
+ * A kernel with sched_ext but no sub-schedulers refuses the policy: each
+ * child entry is an error at its "cgroup", naming the kernel's limit; a
+ * kernel with sub-schedulers of either form, or a root-only policy, passes.
+ */
+static void test_root_only_kernel_refuses_every_child_entry(void)
+{
+	struct policy *p = parse(policy_text);
+	struct policy *root_only = parse("{\"version\": 1, \"entries\": ["
+					 "{\"cgroup\": \"/\", \"scheduler\": \"fifo\"}]}");
+	struct diag_list d = {};
+
+	if (!p || !root_only)
+		return;
+	CHECK_INTEQ(desired_check_kernel(p, KERNEL_API_ROOT_ONLY, &d), -EINVAL);
+	CHECK_INTEQ(d.n, 5);
+	if (d.n > 0)
+		CHECK_STREQ(d.lines[0],
+			    "t.json:1:108: entries[1] \"/w/*\" (vtime): a sub-scheduler, but the kernel has sched_ext without sub-schedulers (root only)");
+	diag_list_done(&d);
+	CHECK_INTEQ(desired_check_kernel(p, KERNEL_API_CPU, &d), 0);
+	CHECK_INTEQ(desired_check_kernel(p, KERNEL_API_CID, &d), 0);
+	CHECK_INTEQ(desired_check_kernel(p, KERNEL_API_NONE, &d), 0);
+	CHECK_INTEQ(desired_check_kernel(root_only, KERNEL_API_ROOT_ONLY, &d), 0);
+	CHECK_INTEQ(d.n, 0);
+	diag_list_done(&d);
+	policy_free(p);
+	policy_free(root_only);
+}
+
 static void test_no_root_entry_wants_nothing(void)
 {
 	struct policy *p = parse("{\"version\": 1, \"entries\": []}");
-	struct desired_opts opts = { .sub_sched_supported = true };
+	struct desired_opts opts = { .api = KERNEL_API_CPU };
 	struct desired_result r;
 
 	if (!p)
@@ -105,7 +135,7 @@ static void test_duplicate_cgroups_yield_one_node(void)
 {
 	static const char *const dup[] = { "/w/a", "/", "/w/a" };
 	struct policy *p = parse(policy_text);
-	struct desired_opts opts = { .sub_sched_supported = true };
+	struct desired_opts opts = { .api = KERNEL_API_CPU };
 	struct desired_result r;
 
 	if (!p)
@@ -139,7 +169,7 @@ static void test_unit_entries_on_a_systemd_tree(void)
 		"{\"unit\": \"batch.scope\", \"slice\": \"scxd-demo.slice\", \"scheduler\": \"fifo\"},"
 		"{\"unit\": \"job-*.scope\", \"scheduler\": \"lat\"},"
 		"{\"unit\": \"leaf.slice\", \"scheduler\": \"fifo\"}]}");
-	struct desired_opts opts = { .sub_sched_supported = true };
+	struct desired_opts opts = { .api = KERNEL_API_CPU };
 	struct desired_result r;
 	const struct sched_node *n;
 
@@ -171,7 +201,8 @@ static void test_unit_entries_on_a_systemd_tree(void)
 int main(void)
 {
 	test_desired_tree_nests_by_nearest_attached_ancestor();
-	test_without_sub_sched_support_only_the_root_is_wanted();
+	test_without_sched_ext_children_are_counted_not_wanted();
+	test_root_only_kernel_refuses_every_child_entry();
 	test_no_root_entry_wants_nothing();
 	test_duplicate_cgroups_yield_one_node();
 	test_unit_entries_on_a_systemd_tree();

@@ -44,15 +44,21 @@ policy() { # policy ROOT [CHILD_PATTERN CHILD_SCHED]...
 }
 
 mkdir -p /etc/scxd && chmod 755 /etc/scxd
+# as scxd reads it: sub-schedulers need struct scx_sub_attach_args
 sub=no
-grep -q sub_cgroup_id /sys/kernel/btf/vmlinux 2>/dev/null && sub=yes
+grep -q scx_sub_attach_args /sys/kernel/btf/vmlinux 2>/dev/null && sub=yes
 echo "kernel $(uname -r), sub-scheduler support: $sub"
 mkdir -p $CG/scxd-demo.slice/web.scope
 echo +cpu > $CG/cgroup.subtree_control 2>/dev/null
 
 # 1. The root entry is applied (a parent-capable scheduler, children
-#    wanted: on a kernel without sub-schedulers that is said once).
-policy wparent "/scxd-demo.slice/*" vtime "/workload/*" lat
+#    wanted; a kernel without sub-schedulers refuses a policy with
+#    children, so there it starts with the root alone).
+if [ $sub = yes ]; then
+	policy wparent "/scxd-demo.slice/*" vtime "/workload/*" lat
+else
+	policy wparent
+fi
 start_scxd
 check root-attached wait_for 20 root_is scxd_wparent
 # The ops name shows in sysfs while the kernel is still enabling (slow
@@ -62,7 +68,15 @@ check state-enabled wait_for 20 sh -c "[ \"\$(cat $SYS/state)\" = enabled ]"
 ROOT_PIN=/sys/fs/bpf/scxd/8a5edab282632443219e051e4ade2d1d
 check root-pinned wait_for 20 test -e $ROOT_PIN/link
 if [ $sub = no ]; then
-	check unsupported-children-said-once [ "$(grep -c 'no sched_ext sub-scheduler support' $LOG)" = 1 ]
+	# children on this kernel: the reload is refused, each child entry
+	# named with the kernel's limit, and the root stays
+	cp /etc/scxd/policy.json /tmp/root-only.json
+	policy wparent "/scxd-demo.slice/*" vtime "/workload/*" lat
+	$SCXDCTL reload >/tmp/reload.out 2>&1; rc=$?
+	check children-refused-root-only [ $rc = 1 ]
+	check children-refused-named [ "$(grep -c 'a sub-scheduler, but the kernel has sched_ext without sub-schedulers (root only)' $LOG)" = 2 ]
+	check children-refused-root-unchanged root_is scxd_wparent
+	cp /tmp/root-only.json /etc/scxd/policy.json
 fi
 echo "--- scxdctl status"
 $SCXDCTL status; st=$?

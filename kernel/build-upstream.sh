@@ -3,21 +3,21 @@
 #
 # Build an unpatched upstream kernel that is newer than our 6.12 base, for
 # the compatibility test of the scheduler collection (tests/compat-upstream).
-# The source is Debian sid's linux-source-<series> (default 7.2), fetched
-# with apt-get download through a private apt configuration (lists in the
-# cache, the mirror the host uses for bookworm); the host's apt state and
-# sources are left alone.
+# The source is Debian's linux-source-<series> (default 7.3, from
+# trixie-backports; 7.2 from sid), fetched with apt-get download through a
+# private apt configuration (lists in the cache, the mirror the host uses
+# for bookworm); the host's apt state and sources are left alone.
 #
-#   kernel/build-upstream.sh [--series 7.2] [--print-env]
+#   kernel/build-upstream.sh [--series 7.3|7.2] [--print-env]
 #
 # Writes the same kind of scxd.env as kernel/build.sh, for the variant
 # "upstream-<series>", so these work with it:
-#   qemu/run --variant upstream-7.2 -- ...
-#   qemu/build-userspace BUILD_DIR $SCXD_CACHE/build/upstream-7.2/scxd.env
-#   tests/guest/sched/run --variant upstream-7.2 -- ...
+#   qemu/run --variant upstream-7.3 -- ...
+#   qemu/build-userspace BUILD_DIR $SCXD_CACHE/build/upstream-7.3/scxd.env
+#   tests/guest/sched/run --variant upstream-7.3 -- ...
 #
 # Everything lives in ${SCXD_CACHE:-$HOME/.cache/scxd}:
-#   upstream-apt/<series>/       private apt state (sid lists only)
+#   upstream-apt/<series>/       private apt state (one suite's lists)
 #   dl/                          the downloaded .deb
 #   linux-<ver>/                 the unpacked tree (no patches are applied)
 #   build/upstream-<series>/     out-of-tree build, stamped with its key
@@ -28,13 +28,13 @@
 # as the 6.12 guest kernel; symbols the newer tree no longer has are logged
 # and skipped. The key is the Debian version, the pahole version and the
 # fragment; a run with nothing changed returns in seconds. Once a
-# linux-source .deb is in dl/ it is used (sid moves on, the build stays
-# put): remove it, or pin a version with SCXD_UPSTREAM_VER=7.2.13-1.
+# linux-source .deb is in dl/ it is used (the suite moves on, the build
+# stays put): remove it, or pin a version with SCXD_UPSTREAM_VER=7.3.4-1~bpo13+1.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${SCXD_CACHE:-$HOME/.cache/scxd}
-series=7.2
+series=7.3
 print_env=0
 jobs=${SCXD_JOBS:-$(nproc)}
 
@@ -42,9 +42,16 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--series) series=$2; shift 2 ;;
 	--print-env) print_env=1; shift ;;
-	*) echo "usage: $0 [--series 7.2] [--print-env]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--series 7.3|7.2] [--print-env]" >&2; exit 2 ;;
 	esac
 done
+
+# the Debian suite that carries linux-source-<series>
+case $series in
+7.2) suite=sid ;;
+7.3) suite=trixie-backports ;;
+*) echo "kernel/build-upstream: no Debian suite known for linux-source-$series" >&2; exit 2 ;;
+esac
 
 log() { printf 'kernel/build-upstream: %s\n' "$*" >&2; }
 die() { printf 'kernel/build-upstream: error: %s\n' "$*" >&2; exit 1; }
@@ -81,40 +88,45 @@ need_pkgs build-essential bc bison flex libelf-dev libssl-dev dwarves cpio \
 	ccache clang-19 lld-19 llvm-19 libzstd-dev zlib1g-dev libcap-dev \
 	xz-utils rsync python3 kmod
 
-# --- source: Debian sid through a private apt configuration -------------------
+# --- source: Debian's archive through a private apt configuration -------------
 
-aptdir=$cache/upstream-apt/$series
-mkdir -p "$aptdir/lists/partial" "$aptdir/etc" "$aptdir/cache/archives/partial"
 # the Debian mirror this machine already uses (the stanza serving bookworm)
 mirror=$( { cat /etc/apt/sources.list.d/*.sources 2>/dev/null; echo; } |
 	awk '/^URIs:/ {u = $2} /^Suites:/ {for (i = 2; i <= NF; i++) if ($i == "bookworm") {print u; exit}} /^$/ {u = ""}')
 [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $3 == "bookworm" {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
 [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
-echo "deb [trusted=yes] $mirror sid main" > "$aptdir/etc/sources.list"
-aptopts=(-o Dir::State::Lists="$aptdir/lists" -o Dir::Etc::SourceList="$aptdir/etc/sources.list"
-	-o Dir::Etc::SourceParts=/dev/null -o Dir::Cache="$aptdir/cache" -o APT::Sandbox::User=root -q)
+
+# apt options for a private configuration that sees only suite $1
+apt_suite_opts() {
+	local dir=$cache/upstream-apt/$1
+	mkdir -p "$dir/lists/partial" "$dir/etc" "$dir/cache/archives/partial"
+	echo "deb [trusted=yes] $mirror $1 main" > "$dir/etc/sources.list"
+	printf '%s\n' -o "Dir::State::Lists=$dir/lists" -o "Dir::Etc::SourceList=$dir/etc/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null -o "Dir::Cache=$dir/cache" -o APT::Sandbox::User=root -q
+}
+mapfile -t aptopts < <(apt_suite_opts "$suite")
 
 candidate() { apt-cache "${aptopts[@]}" policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}'; }
 
 kver=${SCXD_UPSTREAM_VER:-}
 if [ -z "$kver" ]; then
-	# Sid moves; a cached .deb is good enough and keeps the build key stable
+	# The suite moves; a cached .deb is good enough and keeps the build key stable
 	deb=$(ls "$cache/dl/${pkg}_"*_all.deb 2>/dev/null | sort -V | tail -1 || true)
 	if [ -n "$deb" ]; then
 		kver=$(basename "$deb" | sed "s/^${pkg}_\(.*\)_all\.deb\$/\1/")
 	else
-		apt-get "${aptopts[@]}" update >/dev/null 2>&1 || log "apt-get update (sid) failed"
+		apt-get "${aptopts[@]}" update >/dev/null 2>&1 || log "apt-get update ($suite) failed"
 		kver=$(candidate)
 		{ [ -n "$kver" ] && [ "$kver" != "(none)" ]; } ||
-			die "$pkg is not in Debian sid at $mirror (and none is cached in $cache/dl)"
+			die "$pkg is not in Debian $suite at $mirror (and none is cached in $cache/dl)"
 	fi
 fi
 deb=$cache/dl/${pkg}_${kver#*:}_all.deb
 if [ ! -f "$deb" ]; then
 	[ -n "$(candidate)" ] || apt-get "${aptopts[@]}" update >/dev/null 2>&1 || true
-	log "downloading $pkg $kver from Debian sid"
+	log "downloading $pkg $kver from Debian $suite"
 	(cd "$cache/dl" && apt-get "${aptopts[@]}" download "$pkg=$kver" >&2) ||
-		die "apt-get download $pkg=$kver failed (is it still in sid? pin another with SCXD_UPSTREAM_VER)"
+		die "apt-get download $pkg=$kver failed (is it still in $suite? pin another with SCXD_UPSTREAM_VER)"
 	[ -f "$deb" ] || die "apt-get download did not leave $deb"
 fi
 
@@ -154,8 +166,9 @@ if ! pahole_new_enough pahole; then
 		log "host pahole is older than 1.26; unpacking Debian sid's into $proot"
 		rm -rf "$proot" "$proot.tmp"
 		mkdir -p "$proot.tmp/debs" "$proot.tmp/root"
-		[ -n "$(candidate)" ] || apt-get "${aptopts[@]}" update >/dev/null 2>&1 || true
-		(cd "$proot.tmp/debs" && apt-get "${aptopts[@]}" download pahole libdwarves1 \
+		mapfile -t sidopts < <(apt_suite_opts sid)
+		apt-get "${sidopts[@]}" update >/dev/null 2>&1 || true
+		(cd "$proot.tmp/debs" && apt-get "${sidopts[@]}" download pahole libdwarves1 \
 			libbpf1 libelf1t64 libdw1t64 libc6 libgcc-s1 zlib1g libzstd1 liblzma5 \
 			libbz2-1.0 >&2) || die "apt-get download of sid's pahole failed"
 		for d in "$proot.tmp"/debs/*.deb; do dpkg-deb -x "$d" "$proot.tmp/root"; done

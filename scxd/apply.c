@@ -201,55 +201,19 @@ static int set_rodata(struct bpf_object *obj, const struct sched_node *node, uin
 	return 0;
 }
 
-#define SCX_ENUM_PREFIX "__SCX_"
-
-int apply_set_kernel_enums(struct bpf_object *obj, const char *obj_path,
-			   const char *kernel_btf_path, char **reason)
+int apply_set_kernel_enums(struct bpf_object *obj, const char *obj_path, char *image,
+			   size_t image_size, const char *kernel_btf_path, char **reason)
 {
-	const struct btf *btf = bpf_object__btf(obj), *kbtf = NULL;
-	struct bpf_map *rodata = find_map(obj, ".rodata", false);
-	const struct btf_var_secinfo *vsi;
-	const struct btf_type *sec;
-	unsigned char *data;
-	size_t size = 0;
-	__s32 id;
+	const struct btf *kbtf = NULL;
 	int r;
 
-	id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -ENOENT;
-	if (!rodata || id < 0)
+	if (!kernel_api_has_enum_vars(obj))
 		return 0;
-	data = (unsigned char *)bpf_map__initial_value(rodata, &size);
-	sec = btf__type_by_id(btf, id);
-	vsi = btf_var_secinfos(sec);
-	for (unsigned i = 0; i < btf_vlen(sec); i++, vsi++) {
-		const struct btf_type *v = btf__type_by_id(btf, vsi->type);
-		const char *name = v ? btf__name_by_offset(btf, v->name_off) : NULL;
-		unsigned long long value;
-
-		if (!name || !startswith(name, SCX_ENUM_PREFIX))
-			continue;
-		if (!kbtf) {
-			r = kernel_btf(kernel_btf_path, &kbtf);
-			if (r < 0)
-				return fail(r, reason, "%s: cannot read the kernel's BTF (%s) for %s: %s",
-					    obj_path, kernel_btf_path ?: "/sys/kernel/btf/vmlinux",
-					    name, strerror(-r));
-		}
-		r = kernel_enum_value(kbtf, name + 2, &value);
-		if (r == -ENOENT)
-			return fail(r, reason,
-				    "%s: %s: the kernel's BTF has no enumerator %s; refusing to load with 0 there",
-				    obj_path, name, name + 2);
-		if (r < 0)
-			return fail(r, reason,
-				    "%s: %s: the kernel's BTF has %s in an 8-byte enum without ENUM64, its upper half lost; refusing to load",
-				    obj_path, name, name + 2);
-		if (!data || vsi->size > 8 || vsi->offset + vsi->size > size)
-			return fail(-EINVAL, reason, "%s: %s is not an integer in .rodata",
-				    obj_path, name);
-		write_le(data + vsi->offset, value, vsi->size);
-	}
-	return 0;
+	r = kernel_btf(kernel_btf_path, &kbtf);
+	if (r < 0)
+		return fail(r, reason, "%s: cannot read the kernel's BTF (%s) for its SCX_* values: %s",
+			    obj_path, kernel_btf_path ?: "/sys/kernel/btf/vmlinux", strerror(-r));
+	return kernel_api_set_enums(obj, obj_path, image, image_size, kbtf, reason);
 }
 
 /* sub_cgroup_id into the struct_ops value; the ops name out of it. */
@@ -332,7 +296,7 @@ int apply_open(const char *obj_path, const char *kernel_btf_path, const struct s
 	r = set_rodata(o.obj, node, cgid, reason);
 	if (r < 0)
 		return r;
-	r = apply_set_kernel_enums(o.obj, obj_path, kernel_btf_path, reason);
+	r = apply_set_kernel_enums(o.obj, obj_path, image, size, kernel_btf_path, reason);
 	if (r < 0)
 		return r;
 	r = set_struct_ops(o.obj, o.st, node->cgroup, cgid, &o.ops_name, reason);

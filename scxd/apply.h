@@ -36,15 +36,12 @@ int apply_open(const char *obj_path, const char *kernel_btf_path, const struct s
 	       uint64_t cgid, struct apply_object *ret, char **reason);
 
 /*
- * SCX_ENUM_INIT for any object, before it is loaded: every .rodata
- * variable named __SCX_<X> (upstream's scx/enums.autogen.bpf.h) gets the
- * value of the kernel's enumerator SCX_<X> (kernel_enum_value()). A name
- * the kernel's BTF lacks refuses the object, naming it and the variable:
- * a 0 there would be silently wrong. The kernel's BTF is read once, the
- * first time an object has such a variable.
+ * SCX_ENUM_INIT for any object, before it is loaded
+ * (kernel_api_set_enums() with image, the object's bytes): the kernel's
+ * BTF is read once, the first time an object has such a variable.
  */
-int apply_set_kernel_enums(struct bpf_object *obj, const char *obj_path,
-			   const char *kernel_btf_path, char **reason);
+int apply_set_kernel_enums(struct bpf_object *obj, const char *obj_path, char *image,
+			   size_t image_size, const char *kernel_btf_path, char **reason);
 void apply_object_done(struct apply_object *o);
 
 /*

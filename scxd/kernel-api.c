@@ -7,7 +7,11 @@
  */
 
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -97,4 +101,166 @@ int kernel_enum_value(const struct btf *btf, const char *name, unsigned long lon
 		}
 	}
 	return -ENOENT;
+}
+
+#define SCX_ENUM_PREFIX "__SCX_"
+
+static struct bpf_map *rodata_map(struct bpf_object *obj)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj) {
+		const char *name = bpf_map__name(m);
+		size_t n = strlen(name);
+
+		if (bpf_map__is_internal(m) && n >= 7 && streq(name + n - 7, ".rodata"))
+			return m;
+	}
+	return NULL;
+}
+
+/* obj's .rodata DATASEC in its BTF, NULL if none. */
+static const struct btf_type *rodata_sec(struct bpf_object *obj)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	__s32 id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -ENOENT;
+
+	return id > 0 ? btf__type_by_id(btf, id) : NULL;
+}
+
+static const char *var_name(const struct btf *btf, const struct btf_var_secinfo *vsi)
+{
+	const struct btf_type *v = btf__type_by_id(btf, vsi->type);
+
+	return v ? btf__name_by_offset(btf, v->name_off) : NULL;
+}
+
+bool kernel_api_has_enum_vars(struct bpf_object *obj)
+{
+	const struct btf_type *sec = rodata_sec(obj);
+	const struct btf_var_secinfo *vsi;
+
+	if (!sec)
+		return false;
+	vsi = btf_var_secinfos(sec);
+	for (unsigned i = 0; i < btf_vlen(sec); i++, vsi++) {
+		const char *name = var_name(bpf_object__btf(obj), vsi);
+
+		if (name && startswith(name, SCX_ENUM_PREFIX))
+			return true;
+	}
+	return false;
+}
+
+static void elf_endp(Elf **e)
+{
+	if (*e)
+		elf_end(*e);
+}
+
+/* Does a relocation of an executable section of image refer to symbol sym? */
+static int code_uses(char *image, size_t size, const char *sym)
+{
+	_cleanup_(elf_endp) Elf *elf = NULL;
+	Elf_Scn *scn = NULL, *symscn = NULL;
+	GElf_Shdr sh;
+
+	if (!image || elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	elf = elf_memory(image, size);
+	if (!elf)
+		return -EINVAL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			symscn = scn;
+	if (!symscn || !gelf_getshdr(symscn, &sh))
+		return -EINVAL;
+	size_t strtab = sh.sh_link;
+	Elf_Data *symbols = elf_getdata(symscn, NULL);
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr rsh, tsh;
+		Elf_Scn *target;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &rsh) || rsh.sh_type != SHT_REL || !rsh.sh_entsize)
+			continue;
+		target = elf_getscn(elf, rsh.sh_info);
+		if (!target || !gelf_getshdr(target, &tsh) || !(tsh.sh_flags & SHF_EXECINSTR))
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < rsh.sh_size / rsh.sh_entsize; i++) {
+			const char *name;
+			GElf_Rel rel;
+			GElf_Sym s;
+
+			if (!gelf_getrel(data, i, &rel) ||
+			    !gelf_getsym(symbols, GELF_R_SYM(rel.r_info), &s))
+				break;
+			name = elf_strptr(elf, strtab, s.st_name);
+			if (name && streq(name, sym))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int refuse(int r, char **reason, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(reason, fmt, ap) < 0)
+		*reason = NULL;
+	va_end(ap);
+	return r;
+}
+
+static void write_value(unsigned char *p, unsigned long long v, size_t size)
+{
+	for (size_t i = 0; i < size; i++, v >>= 8)
+		p[i] = v & 0xff;
+}
+
+int kernel_api_set_enums(struct bpf_object *obj, const char *obj_path, char *image,
+			 size_t image_size, const struct btf *kbtf, char **reason)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_type *sec = rodata_sec(obj);
+	struct bpf_map *rodata = rodata_map(obj);
+	const struct btf_var_secinfo *vsi;
+	unsigned char *data;
+	size_t size = 0;
+
+	*reason = NULL;
+	if (!sec || !rodata)
+		return 0;
+	data = (unsigned char *)bpf_map__initial_value(rodata, &size);
+	vsi = btf_var_secinfos(sec);
+	for (unsigned i = 0; i < btf_vlen(sec); i++, vsi++) {
+		const char *name = var_name(btf, vsi);
+		unsigned long long value = 0;
+		int r;
+
+		if (!name || !startswith(name, SCX_ENUM_PREFIX))
+			continue;
+		if (!data || vsi->size > 8 || vsi->offset + vsi->size > size)
+			return refuse(-EINVAL, reason, "%s: %s is not an integer in .rodata",
+				      obj_path, name);
+		r = kernel_enum_value(kbtf, name + 2, &value);
+		if (r == -ENOENT) {
+			r = code_uses(image, image_size, name);
+			if (r == 0)
+				continue;	/* declared, unused: stays 0 */
+			return refuse(-ENOENT, reason,
+				      "%s: uses %s, but the kernel's BTF has no enumerator %s",
+				      obj_path, name, name + 2);
+		}
+		if (r < 0)
+			return refuse(r, reason,
+				      "%s: %s: the kernel's BTF has %s in an 8-byte enum without ENUM64, its upper half lost",
+				      obj_path, name, name + 2);
+		write_value(data + vsi->offset, value, vsi->size);
+	}
+	return 0;
 }

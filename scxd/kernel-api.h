@@ -115,3 +115,23 @@ int kernel_api_detect(const char *btf_path, enum kernel_api *ret);
  * BTF_KIND_ENUM (BTF written without ENUM64: its upper half is lost).
  */
 int kernel_enum_value(const struct btf *btf, const char *name, unsigned long long *ret);
+
+struct bpf_object;
+
+/* Has obj .rodata variables named __SCX_*, which kernel_api_set_enums() fills? */
+bool kernel_api_has_enum_vars(struct bpf_object *obj);
+
+/*
+ * SCX_ENUM_INIT for any object, before it is loaded: every .rodata
+ * variable named __SCX_<X> (upstream's scx/enums.autogen.bpf.h) gets the
+ * value of the kernel's enumerator SCX_<X> (kernel_enum_value()) from
+ * kbtf. The header declares them all, so an object carries names no
+ * kernel has (upstream's table still lists some 7.3 dropped): one the
+ * kernel lacks is left 0 if no program of the object uses it, which the
+ * relocations of its code sections in image (the object file's bytes;
+ * libelf may write to it) tell; one it uses refuses the object, naming it
+ * and the variable, since a 0 there would be silently wrong. 0, or -errno
+ * with *reason set (allocated).
+ */
+int kernel_api_set_enums(struct bpf_object *obj, const char *obj_path, char *image,
+			 size_t image_size, const struct btf *kbtf, char **reason);

@@ -167,12 +167,31 @@ static uint64_t rodata_u64(struct bpf_object *obj, const char *var)
 	return v;
 }
 
+/* The whole file at path into *image, as scxd reads an object. */
+static int read_image(const char *path, char **image, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	if (!f)
+		return -errno;
+	if (fseek(f, 0, SEEK_END) < 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) < 0 ||
+	    !(*image = malloc(n ?: 1)) || fread(*image, 1, n, f) != (size_t)n) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	*size = n;
+	return 0;
+}
+
 static void test_scx_enum_init_on_objects(const char *sched_dir, const char *scratch)
 {
 	struct btf *btf = fake_kernel_btf();
 	char path[4096], btf_path[4200];
 	struct bpf_object *obj;
-	char *reason = NULL;
+	char *reason = NULL, *image = NULL;
+	size_t size = 0;
 
 	snprintf(btf_path, sizeof(btf_path), "%s/vmlinux.btf", scratch);
 	CHECK_INTEQ(btf ? write_btf(btf, btf_path) : -ENOMEM, 0);
@@ -183,7 +202,8 @@ static void test_scx_enum_init_on_objects(const char *sched_dir, const char *scr
 	CHECK(obj != NULL);
 	if (!obj)
 		return;
-	CHECK_INTEQ(apply_set_kernel_enums(obj, path, btf_path, &reason), 0);
+	CHECK_INTEQ(read_image(path, &image, &size), 0);
+	CHECK_INTEQ(apply_set_kernel_enums(obj, path, image, size, btf_path, &reason), 0);
 	if (reason)
 		fprintf(stderr, "apply_set_kernel_enums: %s\n", reason);
 	free(reason);
@@ -191,17 +211,23 @@ static void test_scx_enum_init_on_objects(const char *sched_dir, const char *scr
 	CHECK(rodata_u64(obj, "__SCX_DSQ_LOCAL") == ((1ULL << 63) | 2));
 	CHECK_INTEQ(rodata_u64(obj, "__SCX_SLICE_DFL"), 20000000);
 	CHECK_INTEQ(rodata_u64(obj, "__SCX_OPS_NAME_LEN"), 128);
+	/* declared, used by no code, not in the kernel: left 0, not refused */
+	CHECK_INTEQ(rodata_u64(obj, "__SCX_ONLY_DECLARED"), 0);
 	/* the tunable beside them is left as it was */
 	CHECK_INTEQ(rodata_u64(obj, "slice_us") & 0xffffffff, 5000);
 	bpf_object__close(obj);
+	free(image);
+	image = NULL;
 
 	snprintf(path, sizeof(path), "%s/enums-missing.bpf.o", sched_dir);
 	obj = bpf_object__open_file(path, NULL);
 	CHECK(obj != NULL);
 	if (!obj)
 		return;
-	CHECK_INTEQ(apply_set_kernel_enums(obj, path, btf_path, &reason), -ENOENT);
-	CHECK(reason && strstr(reason, "enums-missing.bpf.o: __SCX_NOT_IN_KERNEL: the kernel's BTF has no enumerator SCX_NOT_IN_KERNEL"));
+	CHECK_INTEQ(read_image(path, &image, &size), 0);
+	CHECK_INTEQ(apply_set_kernel_enums(obj, path, image, size, btf_path, &reason), -ENOENT);
+	CHECK(reason && strstr(reason, "enums-missing.bpf.o: uses __SCX_NOT_IN_KERNEL, but the kernel's BTF has no enumerator SCX_NOT_IN_KERNEL"));
+	free(image);
 	if (reason)
 		printf("refused: %s\n", reason);
 	free(reason);

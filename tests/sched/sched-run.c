@@ -6,7 +6,8 @@
  * For tests and benchmarks only (scxd has its own loader). Generic: it
  * knows nothing about a particular scheduler beyond the conventions in
  * schedulers/include/scxd/common.bpf.h (tunables in .rodata, exit info in
- * a .data global "uei").
+ * a .data global "uei"), and fills a cid-form object's SCX_* values from
+ * the running kernel's BTF as scxd does (scxd/kernel-api.c).
  *
  *   sched-run [-t NAME=VALUE]... [-c CGROUP_DIR] [-d SECONDS] OBJ.bpf.o
  *   sched-run -l OBJ.bpf.o          list tunables: name, type, default
@@ -34,6 +35,8 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+
+#include "kernel-api.h"
 
 #define MAX_TUNABLES 32
 
@@ -434,6 +437,52 @@ static int report_exit(const char *obj_path, const struct uei_view *uei)
 	return kind >= 1024 ? 2 : 0;
 }
 
+/* The object file's bytes, for kernel_api_set_enums(). */
+static char *read_object(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	char *image = NULL;
+	long n;
+
+	if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (image = malloc(n)) && fread(image, 1, n, f) != (size_t)n) {
+		free(image);
+		image = NULL;
+	}
+	if (image)
+		*size = n;
+	if (f)
+		fclose(f);
+	return image;
+}
+
+/* SCX_ENUM_INIT, as scxd's loader does it. */
+static int set_kernel_enums(struct bpf_object *obj, const char *obj_path)
+{
+	struct btf *kbtf;
+	char *image, *reason = NULL;
+	size_t size = 0;
+	int r;
+
+	if (!kernel_api_has_enum_vars(obj))
+		return 0;
+	kbtf = btf__load_vmlinux_btf();
+	image = read_object(obj_path, &size);
+	if (!kbtf || !image) {
+		fprintf(stderr, "sched-run: %s: cannot read the kernel's BTF or the object\n", obj_path);
+		btf__free(kbtf);
+		free(image);
+		return -EIO;
+	}
+	r = kernel_api_set_enums(obj, obj_path, image, size, kbtf, &reason);
+	if (r < 0)
+		fprintf(stderr, "sched-run: %s\n", reason ?: strerror(-r));
+	free(reason);
+	free(image);
+	btf__free(kbtf);
+	return r;
+}
+
 static int run(const struct options *o)
 {
 	_cleanup_(close_objp) struct bpf_object *obj = NULL;
@@ -461,6 +510,8 @@ static int run(const struct options *o)
 		if (set_tunable(obj, o->obj_path, o->tunables[i]) < 0)
 			return 1;
 	if (o->cgroup_dir && set_sub_cgroup(obj, ops_map, o->obj_path, o->cgroup_dir) < 0)
+		return 1;
+	if (set_kernel_enums(obj, o->obj_path) < 0)
 		return 1;
 
 	r = bpf_object__load(obj);

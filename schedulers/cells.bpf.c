@@ -66,6 +66,7 @@
  *  refresh_ms	 period of re-reading weights and grants (100)
  *  sub_cgroup_id set by the loader when run as a child
  */
+#define SCXD_OWN_UPDATE_IDLE	/* ops.update_idle() is ours */
 #include <scxd/common.bpf.h>
 
 char _license[] SEC("license") = "GPL";
@@ -220,7 +221,7 @@ static struct plan plan;
 
 static u32 nr_cpus(void)
 {
-	u32 n = scx_bpf_nr_cpu_ids();
+	u32 n = scxd_nr_cpus();
 
 	return n < MAX_CPUS ? n : MAX_CPUS;
 }
@@ -232,14 +233,14 @@ static u32 nr_cpus(void)
  */
 static u32 read_avail(struct layout *l)
 {
-	struct bpf_cpumask *mask = NULL;
+	scxd_mask *mask = NULL;
 	u32 i, n = nr_cpus();
 
 	if (sub_cgroup_id && scxd_caps_supported()) {
-		mask = bpf_cpumask_create();
+		mask = scxd_mask_new(0);
 		if (mask && (scxd_sub_caps(0, SCXD_CAP_ENQ_IMMED, mask) ||
-			     bpf_cpumask_empty((const struct cpumask *)mask))) {
-			bpf_cpumask_release(mask);
+			     scxd_mask_empty(mask))) {
+			scxd_mask_free(mask);
 			mask = NULL;
 		}
 	}
@@ -248,14 +249,14 @@ static u32 read_avail(struct layout *l)
 		l->pos_of[i] = NO_POS;
 		if (i >= n)
 			continue;
-		if (mask && !bpf_cpumask_test_cpu(i, (const struct cpumask *)mask))
+		if (mask && !scxd_mask_test(i, mask))
 			continue;
 		l->pos_of[i] = plan.n;
 		l->cpu_at[plan.n & (MAX_CPUS - 1)] = i;
 		plan.n++;
 	}
 	if (mask)
-		bpf_cpumask_release(mask);
+		scxd_mask_free(mask);
 	l->n = plan.n;
 	return plan.n;
 }
@@ -354,7 +355,7 @@ static void size_stretches(struct layout *l, u32 nr, u32 n)
  */
 static bool grant_one(struct layout *l, u32 c, bool grant)
 {
-	struct bpf_cpumask *part, *whole, *other;
+	scxd_mask *part, *whole, *other;
 	u32 who = l->who[CI(c)], k;
 	u64 start = c ? l->edge[CI(c - 1)] : 0, end = l->edge[CI(c)], cgid;
 	bool missed = false;
@@ -364,9 +365,9 @@ static bool grant_one(struct layout *l, u32 c, bool grant)
 	cgid = l->cgid[CI(who)];
 	if (!cgid)
 		return false;
-	part = bpf_cpumask_create();
-	whole = bpf_cpumask_create();
-	other = bpf_cpumask_create();
+	part = scxd_mask_new(0);
+	whole = scxd_mask_new(1);
+	other = scxd_mask_new(2);
 	if (!part || !whole || !other)
 		goto out;
 	bpf_for(k, 0, l->n) {
@@ -374,30 +375,29 @@ static bool grant_one(struct layout *l, u32 c, bool grant)
 		u32 cpu = l->cpu_at[k & (MAX_CPUS - 1)];
 
 		if (end <= lo || start >= hi)
-			bpf_cpumask_set_cpu(cpu, other);
+			scxd_mask_set(cpu, other);
 		else if (start <= lo && end >= hi)
-			bpf_cpumask_set_cpu(cpu, whole);
+			scxd_mask_set(cpu, whole);
 		else
-			bpf_cpumask_set_cpu(cpu, part);
+			scxd_mask_set(cpu, part);
 	}
 	if (!grant) {
-		scxd_sub_revoke(cgid, SCXD_CAP_ALL, (const struct cpumask *)other);
-		scxd_sub_revoke(cgid, SCXD_CAP_ENQ | SCXD_CAP_PREEMPT | SCXD_CAP_PERF,
-				(const struct cpumask *)part);
+		scxd_sub_revoke(cgid, SCXD_CAP_ALL, other);
+		scxd_sub_revoke(cgid, SCXD_CAP_ENQ | SCXD_CAP_PREEMPT | SCXD_CAP_PERF, part);
 		goto out;
 	}
-	bpf_cpumask_or(part, (const struct cpumask *)part, (const struct cpumask *)whole);
-	if (scxd_sub_grant(cgid, SCXD_CAP_ENQ_IMMED, (const struct cpumask *)part) == -ENODEV ||
-	    scxd_sub_grant(cgid, SCXD_CAP_ENQ, (const struct cpumask *)whole) == -ENODEV ||
-	    scxd_sub_grant(cgid, SCXD_CAP_PREEMPT, (const struct cpumask *)whole) == -ENODEV)
+	scxd_mask_or(part, whole);
+	if (scxd_sub_grant(cgid, SCXD_CAP_ENQ_IMMED, part) == -ENODEV ||
+	    scxd_sub_grant(cgid, SCXD_CAP_ENQ, whole) == -ENODEV ||
+	    scxd_sub_grant(cgid, SCXD_CAP_PREEMPT, whole) == -ENODEV)
 		missed = true;
 out:
 	if (part)
-		bpf_cpumask_release(part);
+		scxd_mask_free(part);
 	if (whole)
-		bpf_cpumask_release(whole);
+		scxd_mask_free(whole);
 	if (other)
-		bpf_cpumask_release(other);
+		scxd_mask_free(other);
 	return missed;
 }
 
@@ -538,7 +538,8 @@ static void cpu_took(struct cpu_ctx *cctx, u32 who, u64 now)
 
 static void charge_task(struct task_struct *p, struct task_ctx *tctx, u64 now)
 {
-	p->scx.dsq_vtime += scxd_scale_inv(now - tctx->started_at, p->scx.weight);
+	scxd_set_vtime(p, p->scx.dsq_vtime +
+		       scxd_scale_inv(now - tctx->started_at, p->scx.weight));
 	tctx->started_at = now;
 }
 
@@ -555,7 +556,7 @@ static bool keep_own_prev(struct task_struct *prev, u64 now)
 	charge_task(prev, tctx, now);
 	if (!scxd_prev_before_head(prev->scx.dsq_vtime, SELF_DSQ))
 		return false;
-	prev->scx.slice = own_slice();
+	scxd_set_slice(prev, own_slice());
 	return true;
 }
 
@@ -656,14 +657,16 @@ void BPF_STRUCT_OPS(cells_dispatch, s32 cpu, struct task_struct *prev)
 	u32 holder_plus1;
 
 	if (!cctx) {
-		serve_own(prev, now);
+		if (!serve_own(prev, now))
+			scxd_dispatch_empty(cpu, prev);
 		return;
 	}
 	if (cctx->gen != l->gen)
 		cell_refresh(cctx, l, cpu);
 	if (!cctx->cell.nr) {
 		/* nobody owns this CPU: all ours */
-		serve_own(prev, now);
+		if (!serve_own(prev, now))
+			scxd_dispatch_empty(cpu, prev);
 		return;
 	}
 	holder_plus1 = charge_cpu(cctx, now);
@@ -675,13 +678,15 @@ void BPF_STRUCT_OPS(cells_dispatch, s32 cpu, struct task_struct *prev)
 	if (dispatch_owners(cctx, l, prev, holder_plus1, now))
 		return;
 	/* the owners have nothing: our own tasks fill the CPU */
-	serve_own(prev, now);
+	if (!serve_own(prev, now))
+		scxd_dispatch_empty(cpu, prev);
 }
 
 void BPF_STRUCT_OPS(cells_update_idle, s32 cpu, bool idle)
 {
 	struct cpu_ctx *cctx;
 
+	scxd_note_idle(cpu, idle);
 	if (!idle)
 		return;
 	cctx = this_cpu_ctx();
@@ -750,7 +755,7 @@ s32 BPF_STRUCT_OPS(cells_init_task, struct task_struct *p,
 
 void BPF_STRUCT_OPS(cells_enable, struct task_struct *p)
 {
-	p->scx.dsq_vtime = self_vtime_now;
+	scxd_set_vtime(p, self_vtime_now);
 }
 
 /* ---- children ---- */
@@ -797,8 +802,9 @@ void BPF_STRUCT_OPS(cells_sub_detach, struct scx_sub_detach_args *args)
 
 #if SCXD_HAVE_SUB_SCHED && SCXD_HAVE_SUB_CAPS_UPDATED
 /* our parent changed what it grants us: lay our CPUs out again */
-void BPF_STRUCT_OPS(cells_sub_caps_updated, const struct cpumask *cpus, u64 caps)
+void BPF_STRUCT_OPS(cells_sub_caps_updated, const scxd_cpus *cpus, u64 caps)
 {
+	SCXD_TOUCH_ARENA();
 	refresh_soon();
 }
 #endif
@@ -809,7 +815,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cells_init)
 	u32 zero = 0;
 	s32 ret;
 
-	ret = scx_bpf_create_dsq(SELF_DSQ, -1);
+	ret = scxd_init_cpus() ?: scx_bpf_create_dsq(SELF_DSQ, -1);
 	if (ret)
 		return ret;
 	t = bpf_map_lookup_elem(&timers, &zero);
@@ -825,8 +831,8 @@ void BPF_STRUCT_OPS(cells_exit, struct scx_exit_info *ei)
 	UEI_RECORD(uei, ei);
 }
 
-SCX_OPS_DEFINE(cells_ops,
-	       .select_cpu		= (void *)cells_select_cpu,
+SCXD_OPS_DEFINE(cells_ops,
+	       .SCXD_OP(select_cpu)	= (void *)cells_select_cpu,
 	       .enqueue			= (void *)cells_enqueue,
 	       .dispatch		= (void *)cells_dispatch,
 	       .update_idle		= (void *)cells_update_idle,

@@ -80,7 +80,7 @@ s32 BPF_STRUCT_OPS(fifo_select_cpu, struct task_struct *p, s32 prev_cpu,
 
 void BPF_STRUCT_OPS(fifo_enqueue, struct task_struct *p, u64 enq_flags)
 {
-	s32 cpu = scx_bpf_task_cpu(p);
+	s32 cpu = scxd_task_cpu(p);
 
 	/* a waking task is better off where any CPU can take it */
 	if (!sub_cgroup_id && !(enq_flags & SCX_ENQ_WAKEUP) &&
@@ -97,12 +97,13 @@ void BPF_STRUCT_OPS(fifo_enqueue, struct task_struct *p, u64 enq_flags)
 
 void BPF_STRUCT_OPS(fifo_dispatch, s32 cpu, struct task_struct *prev)
 {
-	scxd_shared_serve(FIFO_DSQ);
+	if (!scxd_shared_serve(FIFO_DSQ))
+		scxd_dispatch_empty(cpu, prev);
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(fifo_init)
 {
-	return scx_bpf_create_dsq(FIFO_DSQ, -1);
+	return scxd_init_cpus() ?: scx_bpf_create_dsq(FIFO_DSQ, -1);
 }
 
 void BPF_STRUCT_OPS(fifo_exit, struct scx_exit_info *ei)
@@ -110,10 +111,11 @@ void BPF_STRUCT_OPS(fifo_exit, struct scx_exit_info *ei)
 	UEI_RECORD(uei, ei);
 }
 
-SCX_OPS_DEFINE(fifo_ops,
-	       .select_cpu		= (void *)fifo_select_cpu,
+SCXD_OPS_DEFINE(fifo_ops,
+	       .SCXD_OP(select_cpu)	= (void *)fifo_select_cpu,
 	       .enqueue			= (void *)fifo_enqueue,
 	       .dispatch		= (void *)fifo_dispatch,
+	       SCXD_OPS_IDLE_TRACKING
 	       .init			= (void *)fifo_init,
 	       .exit			= (void *)fifo_exit,
 	       .name			= "scxd_fifo");

@@ -110,7 +110,7 @@ void BPF_STRUCT_OPS(lat_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 
-	cpu = scx_bpf_task_cpu(p);
+	cpu = scxd_task_cpu(p);
 	if (preempt && !sub_cgroup_id && (enq_flags & SCX_ENQ_WAKEUP) &&
 	    is_interactive(tctx) &&
 	    !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu)) {
@@ -146,11 +146,12 @@ void BPF_STRUCT_OPS(lat_dispatch, s32 cpu, struct task_struct *prev)
 	    tctx->started_at) {
 		charge(prev, tctx, bpf_ktime_get_ns());
 		if (scxd_prev_before_head(deadline_of(prev, tctx), LAT_DSQ)) {
-			prev->scx.slice = slice_ns();
+			scxd_set_slice(prev, slice_ns());
 			return;
 		}
 	}
-	scxd_dsq_move_to_local(LAT_DSQ);
+	if (!scxd_dsq_move_to_local(LAT_DSQ))
+		scxd_dispatch_empty(cpu, prev);
 }
 
 void BPF_STRUCT_OPS(lat_runnable, struct task_struct *p, u64 enq_flags)
@@ -207,7 +208,7 @@ s32 BPF_STRUCT_OPS(lat_init_task, struct task_struct *p,
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(lat_init)
 {
-	return scx_bpf_create_dsq(LAT_DSQ, -1);
+	return scxd_init_cpus() ?: scx_bpf_create_dsq(LAT_DSQ, -1);
 }
 
 void BPF_STRUCT_OPS(lat_exit, struct scx_exit_info *ei)
@@ -215,8 +216,8 @@ void BPF_STRUCT_OPS(lat_exit, struct scx_exit_info *ei)
 	UEI_RECORD(uei, ei);
 }
 
-SCX_OPS_DEFINE(lat_ops,
-	       .select_cpu		= (void *)lat_select_cpu,
+SCXD_OPS_DEFINE(lat_ops,
+	       .SCXD_OP(select_cpu)	= (void *)lat_select_cpu,
 	       .enqueue			= (void *)lat_enqueue,
 	       .dispatch		= (void *)lat_dispatch,
 	       .runnable		= (void *)lat_runnable,
@@ -224,6 +225,7 @@ SCX_OPS_DEFINE(lat_ops,
 	       .stopping		= (void *)lat_stopping,
 	       .enable			= (void *)lat_enable,
 	       .init_task		= (void *)lat_init_task,
+	       SCXD_OPS_IDLE_TRACKING
 	       .init			= (void *)lat_init,
 	       .exit			= (void *)lat_exit,
 	       .name			= "scxd_lat");

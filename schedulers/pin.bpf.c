@@ -48,6 +48,39 @@ UEI_DEFINE(uei);
 #define PIN_DSQ 0
 #define MAX_MASK_CPUS 64
 
+static u64 slice_ns(void)
+{
+	return slice_us * SCXD_NSEC_PER_USEC;
+}
+
+#if SCXD_CID
+/* The allowed set, as cids. */
+struct scxd_cmask_buf __arena_global allowed;
+
+static const scxd_cpus *allowed_cpus(void)
+{
+	return &allowed.mask;
+}
+
+static s32 allowed_init(void)
+{
+	u32 i;
+
+	cmask_init(&allowed.mask, 0, scxd_nr_cpus());
+	bpf_for(i, 0, MAX_MASK_CPUS) {
+		s32 cid;
+
+		if (i >= scx_bpf_nr_cpu_ids())
+			break;
+		if (cpus && !(cpus & (1ULL << i)))
+			continue;
+		cid = scx_bpf_cpu_to_cid(i);
+		if (cid >= 0)
+			__cmask_set(cid, &allowed.mask);
+	}
+	return 0;
+}
+#else
 struct allowed {
 	struct bpf_cpumask __kptr *mask;
 };
@@ -59,13 +92,8 @@ struct {
 	__type(value, struct allowed);
 } allowed_map SEC(".maps");
 
-static u64 slice_ns(void)
-{
-	return slice_us * SCXD_NSEC_PER_USEC;
-}
-
 /* The allowed set; valid for the rest of this (RCU-protected) callback. */
-static const struct cpumask *allowed_cpus(void)
+static const scxd_cpus *allowed_cpus(void)
 {
 	struct allowed *a;
 	u32 zero = 0;
@@ -76,73 +104,11 @@ static const struct cpumask *allowed_cpus(void)
 	return cast_mask(a->mask);
 }
 
-s32 BPF_STRUCT_OPS(pin_select_cpu, struct task_struct *p, s32 prev_cpu,
-		   u64 wake_flags)
-{
-	const struct cpumask *mask = allowed_cpus();
-	s32 cpu, this_cpu;
-
-	if (!mask || !bpf_cpumask_intersects(mask, p->cpus_ptr))
-		return prev_cpu;
-
-	cpu = scx_bpf_pick_idle_cpu(mask, 0);
-	if (cpu >= 0 && bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
-		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
-		return cpu;
-	}
-
-	/* a synchronous wakee waits behind its waker, as in fifo */
-	this_cpu = bpf_get_smp_processor_id();
-	if (!sub_cgroup_id && (wake_flags & SCX_WAKE_SYNC) &&
-	    !scxd_shared_starving(PIN_DSQ, slice_ns()) &&
-	    bpf_cpumask_test_cpu(this_cpu, mask) &&
-	    bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
-	    !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu)) {
-		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
-		return this_cpu;
-	}
-
-	if (bpf_cpumask_test_cpu(prev_cpu, mask))
-		return prev_cpu;
-	cpu = bpf_cpumask_any_and_distribute(mask, p->cpus_ptr);
-	return cpu < scx_bpf_nr_cpu_ids() ? cpu : prev_cpu;
-}
-
-void BPF_STRUCT_OPS(pin_enqueue, struct task_struct *p, u64 enq_flags)
-{
-	const struct cpumask *mask = allowed_cpus();
-	s32 cpu;
-
-	if (!mask || !bpf_cpumask_intersects(mask, p->cpus_ptr)) {
-		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), enq_flags);
-		return;
-	}
-
-	scxd_shared_queueing(PIN_DSQ);
-	scxd_dsq_insert(p, PIN_DSQ, slice_ns(), enq_flags);
-	cpu = scx_bpf_pick_idle_cpu(mask, 0);
-	if (cpu >= 0)
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
-}
-
-void BPF_STRUCT_OPS(pin_dispatch, s32 cpu, struct task_struct *prev)
-{
-	const struct cpumask *mask = allowed_cpus();
-
-	if (mask && bpf_cpumask_test_cpu(cpu, mask))
-		scxd_shared_serve(PIN_DSQ);
-}
-
-s32 BPF_STRUCT_OPS_SLEEPABLE(pin_init)
+static s32 allowed_init(void)
 {
 	struct bpf_cpumask *mask;
 	struct allowed *a;
 	u32 zero = 0, i;
-	s32 ret;
-
-	ret = scx_bpf_create_dsq(PIN_DSQ, -1);
-	if (ret)
-		return ret;
 
 	mask = bpf_cpumask_create();
 	if (!mask)
@@ -161,16 +127,85 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(pin_init)
 		bpf_cpumask_release(mask);
 	return 0;
 }
+#endif
+
+/* May @p run on any allowed CPU? */
+static __always_inline bool allows_task(const scxd_cpus *mask, struct task_struct *p)
+{
+	return mask && scxd_cpus_any_for_task(mask, p, -1) < scxd_nr_cpus();
+}
+
+s32 BPF_STRUCT_OPS(pin_select_cpu, struct task_struct *p, s32 prev_cpu,
+		   u64 wake_flags)
+{
+	const scxd_cpus *mask = allowed_cpus();
+	s32 cpu, this_cpu;
+
+	if (!allows_task(mask, p))
+		return prev_cpu;
+
+	cpu = scxd_pick_idle(p, prev_cpu, mask);
+	if (cpu >= 0) {
+		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), SCXD_ENQ_IDLE);
+		return cpu;
+	}
+
+	/* a synchronous wakee waits behind its waker, as in fifo */
+	this_cpu = scxd_this_cpu();
+	if (!sub_cgroup_id && (wake_flags & SCX_WAKE_SYNC) &&
+	    !scxd_shared_starving(PIN_DSQ, slice_ns()) &&
+	    scxd_cpus_test(this_cpu, mask) && scxd_task_allows(p, this_cpu) &&
+	    !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu)) {
+		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), 0);
+		return this_cpu;
+	}
+
+	if (scxd_cpus_test(prev_cpu, mask))
+		return prev_cpu;
+	cpu = scxd_cpus_any_for_task(mask, p, prev_cpu);
+	return cpu < scxd_nr_cpus() ? cpu : prev_cpu;
+}
+
+void BPF_STRUCT_OPS(pin_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	const scxd_cpus *mask = allowed_cpus();
+	s32 cpu;
+
+	if (!allows_task(mask, p)) {
+		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns(), enq_flags);
+		return;
+	}
+
+	scxd_shared_queueing(PIN_DSQ);
+	scxd_dsq_insert(p, PIN_DSQ, slice_ns(), enq_flags);
+	cpu = scxd_pick_idle(p, SCXD_CID ? scxd_task_cpu(p) : -1, mask);
+	if (cpu >= 0)
+		scxd_kick_cpu(cpu, SCX_KICK_IDLE);
+}
+
+void BPF_STRUCT_OPS(pin_dispatch, s32 cpu, struct task_struct *prev)
+{
+	const scxd_cpus *mask = allowed_cpus();
+
+	if (!mask || !scxd_cpus_test(cpu, mask) || !scxd_shared_serve(PIN_DSQ))
+		scxd_dispatch_empty(cpu, prev);
+}
+
+s32 BPF_STRUCT_OPS_SLEEPABLE(pin_init)
+{
+	return scxd_init_cpus() ?: scx_bpf_create_dsq(PIN_DSQ, -1) ?: allowed_init();
+}
 
 void BPF_STRUCT_OPS(pin_exit, struct scx_exit_info *ei)
 {
 	UEI_RECORD(uei, ei);
 }
 
-SCX_OPS_DEFINE(pin_ops,
-	       .select_cpu		= (void *)pin_select_cpu,
+SCXD_OPS_DEFINE(pin_ops,
+	       .SCXD_OP(select_cpu)	= (void *)pin_select_cpu,
 	       .enqueue			= (void *)pin_enqueue,
 	       .dispatch		= (void *)pin_dispatch,
+	       SCXD_OPS_IDLE_TRACKING
 	       .init			= (void *)pin_init,
 	       .exit			= (void *)pin_exit,
 	       .name			= "scxd_pin");

@@ -135,8 +135,9 @@ void BPF_STRUCT_OPS(vtime_enqueue, struct task_struct *p, u64 enq_flags)
 static void charge(struct task_struct *p, struct task_ctx *tctx, u64 now,
 		   bool may_refresh)
 {
-	p->scx.dsq_vtime += (now - tctx->started_at) * SCXD_WEIGHT_DFL /
-			    task_weight(p, tctx, may_refresh);
+	scxd_set_vtime(p, p->scx.dsq_vtime +
+		       (now - tctx->started_at) * SCXD_WEIGHT_DFL /
+		       task_weight(p, tctx, may_refresh));
 	tctx->started_at = now;
 }
 
@@ -148,11 +149,12 @@ void BPF_STRUCT_OPS(vtime_dispatch, s32 cpu, struct task_struct *prev)
 	    tctx->started_at) {
 		charge(prev, tctx, bpf_ktime_get_ns(), false);
 		if (scxd_prev_before_head(prev->scx.dsq_vtime, VTIME_DSQ)) {
-			prev->scx.slice = scxd_queue_slice(slice_ns(), VTIME_DSQ);
+			scxd_set_slice(prev, scxd_queue_slice(slice_ns(), VTIME_DSQ));
 			return;
 		}
 	}
-	scxd_shared_serve(VTIME_DSQ);
+	if (!scxd_shared_serve(VTIME_DSQ))
+		scxd_dispatch_empty(cpu, prev);
 }
 
 void BPF_STRUCT_OPS(vtime_running, struct task_struct *p)
@@ -177,7 +179,7 @@ void BPF_STRUCT_OPS(vtime_stopping, struct task_struct *p, bool runnable)
 
 void BPF_STRUCT_OPS(vtime_enable, struct task_struct *p)
 {
-	p->scx.dsq_vtime = vtime_now;
+	scxd_set_vtime(p, vtime_now);
 }
 
 s32 BPF_STRUCT_OPS(vtime_init_task, struct task_struct *p,
@@ -210,7 +212,7 @@ void BPF_STRUCT_OPS(vtime_cgroup_set_weight, struct cgroup *cgrp, u32 weight)
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(vtime_init)
 {
-	return scx_bpf_create_dsq(VTIME_DSQ, -1);
+	return scxd_init_cpus() ?: scx_bpf_create_dsq(VTIME_DSQ, -1);
 }
 
 void BPF_STRUCT_OPS(vtime_exit, struct scx_exit_info *ei)
@@ -218,16 +220,17 @@ void BPF_STRUCT_OPS(vtime_exit, struct scx_exit_info *ei)
 	UEI_RECORD(uei, ei);
 }
 
-SCX_OPS_DEFINE(vtime_ops,
-	       .select_cpu		= (void *)vtime_select_cpu,
+SCXD_OPS_DEFINE(vtime_ops,
+	       .SCXD_OP(select_cpu)	= (void *)vtime_select_cpu,
 	       .enqueue			= (void *)vtime_enqueue,
 	       .dispatch		= (void *)vtime_dispatch,
 	       .running			= (void *)vtime_running,
 	       .stopping		= (void *)vtime_stopping,
 	       .enable			= (void *)vtime_enable,
 	       .init_task		= (void *)vtime_init_task,
-	       .cgroup_move		= (void *)vtime_cgroup_move,
-	       .cgroup_set_weight	= (void *)vtime_cgroup_set_weight,
+	       SCXD_OPS_IDLE_TRACKING
+	       .SCXD_OP(cgroup_move)	= (void *)vtime_cgroup_move,
+	       .SCXD_OP(cgroup_set_weight) = (void *)vtime_cgroup_set_weight,
 	       .init			= (void *)vtime_init,
 	       .exit			= (void *)vtime_exit,
 	       .flags			= SCXD_OPS_HAS_CGROUP_WEIGHT,

@@ -87,6 +87,7 @@
  *			     (false)
  *  sub_cgroup_id	     set by the loader when run as a child
  */
+#define SCXD_OWN_UPDATE_IDLE	/* ops.update_idle() is ours */
 #include <scxd/common.bpf.h>
 
 char _license[] SEC("license") = "GPL";
@@ -300,8 +301,12 @@ static bool entity_dispatch(u64 id)
  * nothing to dispatch, yet it has work. Its turn then is to keep its task
  * running, which the kernel does when we dispatch nothing (1, with
  * nothing dispatched).
+ *
+ * A global function, so that the verifier checks it once rather than in
+ * each of ops.dispatch()'s turns: inlined, the loop over up to
+ * 2 * MAX_TRIES turns exceeded 7.2's and 7.3's million-instruction limit.
  */
-static int dispatch_one(u64 now, u64 holder_plus1)
+__noinline int dispatch_one(u64 now, u64 holder_plus1)
 {
 	struct entity_info *info;
 	struct entity_node *n;
@@ -393,7 +398,8 @@ static bool self_in_front(void)
 /* Charge our own task @p for the time it ran since @tctx->started_at. */
 static void charge_task(struct task_struct *p, struct task_ctx *tctx, u64 now)
 {
-	p->scx.dsq_vtime += scxd_scale_inv(now - tctx->started_at, p->scx.weight);
+	scxd_set_vtime(p, p->scx.dsq_vtime +
+		       scxd_scale_inv(now - tctx->started_at, p->scx.weight));
 	tctx->started_at = now;
 }
 
@@ -411,7 +417,7 @@ static bool keep_prev(struct task_struct *prev, u64 now, bool alone)
 	if ((!alone && !self_in_front()) ||
 	    !scxd_prev_before_head(prev->scx.dsq_vtime, SELF_DSQ))
 		return false;
-	prev->scx.slice = own_slice();
+	scxd_set_slice(prev, own_slice());
 	if (!alone)
 		cpu_took(SELF_ID, now);
 	return true;
@@ -429,8 +435,9 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 	 * its lock, and serve our own tasks like vtime does.
 	 */
 	if (nr_entities <= 1 && !tree_always) {
-		if (!scxd_prev_is_queued(prev) || !keep_prev(prev, now, true))
-			scxd_shared_serve(SELF_DSQ);
+		if ((!scxd_prev_is_queued(prev) || !keep_prev(prev, now, true)) &&
+		    !scxd_shared_serve(SELF_DSQ))
+			scxd_dispatch_empty(cpu, prev);
 		return;
 	}
 
@@ -461,12 +468,17 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 	 * system's kernel threads (the sched_ext watchdog's worker among
 	 * them) waiting for seconds. Run ours instead, charged to us.
 	 */
-	if (ret != 1 && scxd_shared_serve(SELF_DSQ))
+	if (ret == 1)
+		return;
+	if (scxd_shared_serve(SELF_DSQ))
 		cpu_took(SELF_ID, now);
+	else
+		scxd_dispatch_empty(cpu, prev);
 }
 
 void BPF_STRUCT_OPS(wparent_update_idle, s32 cpu, bool idle)
 {
+	scxd_note_idle(cpu, idle);
 	if (idle)
 		charge_cpu(bpf_ktime_get_ns());
 }
@@ -533,7 +545,7 @@ s32 BPF_STRUCT_OPS(wparent_init_task, struct task_struct *p,
 
 void BPF_STRUCT_OPS(wparent_enable, struct task_struct *p)
 {
-	p->scx.dsq_vtime = self_vtime_now;
+	scxd_set_vtime(p, self_vtime_now);
 }
 
 #if SCXD_HAVE_SUB_SCHED
@@ -547,18 +559,18 @@ void BPF_STRUCT_OPS(wparent_enable, struct task_struct *p)
  */
 static void grant_kicks(u64 cgid)
 {
-	struct bpf_cpumask *all;
+	scxd_mask *all;
 
 	if (!scxd_caps_supported())
 		return;
-	all = bpf_cpumask_create();
+	all = scxd_mask_new(0);
 	if (!all)
 		return;
 	/* what we hold ourselves: all CPUs at root */
 	if (scxd_sub_caps(0, SCXD_CAP_ENQ_IMMED, all))
-		bpf_cpumask_setall(all);
-	scxd_sub_grant(cgid, SCXD_CAP_ENQ_IMMED, (const struct cpumask *)all);
-	bpf_cpumask_release(all);
+		scxd_mask_fill(all);
+	scxd_sub_grant(cgid, SCXD_CAP_ENQ_IMMED, all);
+	scxd_mask_free(all);
 }
 
 s32 BPF_STRUCT_OPS(wparent_sub_attach, struct scx_sub_attach_args *args)
@@ -594,7 +606,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(wparent_init)
 	u32 weight = self_weight;
 	s32 ret;
 
-	ret = scx_bpf_create_dsq(SELF_DSQ, -1);
+	ret = scxd_init_cpus() ?: scx_bpf_create_dsq(SELF_DSQ, -1);
 	if (ret)
 		return ret;
 	if (!weight)
@@ -608,8 +620,8 @@ void BPF_STRUCT_OPS(wparent_exit, struct scx_exit_info *ei)
 	UEI_RECORD(uei, ei);
 }
 
-SCX_OPS_DEFINE(wparent_ops,
-	       .select_cpu		= (void *)wparent_select_cpu,
+SCXD_OPS_DEFINE(wparent_ops,
+	       .SCXD_OP(select_cpu)	= (void *)wparent_select_cpu,
 	       .enqueue			= (void *)wparent_enqueue,
 	       .dispatch		= (void *)wparent_dispatch,
 	       .update_idle		= (void *)wparent_update_idle,

@@ -23,11 +23,14 @@
 #define __SCXD_COMMON_BPF_H
 
 /*
- * Keep the SCX_* enum constants vmlinux.h's own: newer trees' scx/enums.bpf.h
- * turns them into .rodata variables that only a skeleton loader fills in,
- * and they read 0 under scxd or sched-run (see compat.bpf.h).
+ * In cpu form, keep the SCX_* enum constants vmlinux.h's own: newer trees'
+ * scx/enums.bpf.h turns them into .rodata variables that a loader must
+ * fill in. cid-form objects take those variables, and scxd and sched-run
+ * fill them from the running kernel's BTF (see compat.bpf.h).
  */
+#if !defined(SCXD_CID) || !SCXD_CID
 #define __SCX_ENUMS_BPF_H
+#endif
 #include <scx/common.bpf.h>
 #include <bpf/bpf_core_read.h>
 #include "compat.bpf.h"
@@ -64,10 +67,10 @@ static __always_inline u64 scxd_max(u64 a, u64 b)
  */
 static __always_inline void scxd_kick_idle_for(const struct task_struct *p)
 {
-	s32 cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	s32 cpu = scxd_pick_idle(p, SCXD_CID ? scxd_task_cpu(p) : -1, NULL);
 
 	if (cpu >= 0)
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxd_kick_cpu(cpu, SCX_KICK_IDLE);
 }
 
 /*
@@ -127,17 +130,17 @@ static __always_inline s32 scxd_select_cpu(struct task_struct *p, s32 prev_cpu,
 	bool is_idle = false;
 	s32 cpu, this_cpu;
 
-	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
+	cpu = scxd_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
 	if (is_idle) {
-		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice, 0);
+		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice, SCXD_ENQ_IDLE);
 		return cpu;
 	}
 	if (shared_dsq == SCXD_NO_FOLLOW || !(wake_flags & SCX_WAKE_SYNC) ||
 	    scxd_shared_starving(shared_dsq, slice))
 		return cpu;
 
-	this_cpu = bpf_get_smp_processor_id();
-	if (bpf_cpumask_test_cpu(this_cpu, p->cpus_ptr) &&
+	this_cpu = scxd_this_cpu();
+	if (scxd_task_allows(p, this_cpu) &&
 	    scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu) < depth) {
 		scxd_dsq_insert(p, SCX_DSQ_LOCAL, slice, 0);
 		return this_cpu;
@@ -171,6 +174,18 @@ static __always_inline u64 scxd_queue_slice(u64 slice, u64 dsq_id)
 static __always_inline bool scxd_prev_is_queued(const struct task_struct *prev)
 {
 	return prev && (prev->scx.flags & SCX_TASK_QUEUED);
+}
+
+/*
+ * ops.dispatch() found nothing to run on @cpu. If @prev does not go on
+ * either, the CPU goes idle; in cid form it may have been claimed from
+ * our idle set and kicked, and an idle CPU that stays idle is no
+ * transition the kernel reports, so give it back (compat.bpf.h).
+ */
+static __always_inline void scxd_dispatch_empty(s32 cpu, const struct task_struct *prev)
+{
+	if (SCXD_CID && !scxd_prev_is_queued(prev))
+		scxd_note_idle(cpu, true);
 }
 
 static __always_inline bool scxd_prev_before_head(u64 prev_key, u64 dsq_id)

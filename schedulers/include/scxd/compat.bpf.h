@@ -83,12 +83,23 @@
  * the names stay vmlinux.h's enumerators, as on 6.12: one more reason an
  * object is for the kernel whose vmlinux.h it was built against.
  *
- * Not handled: the cid-form struct sched_ext_ops_cid itself (cid-form
- * callbacks, cid/cmask kfuncs, the BPF arena it requires), which is what
- * sub-scheduling needs from 7.2 on.
+ * (e) upstream 7.3 (Debian trixie-backports' linux-source-7.3), and 7.2,
+ *     in cid form: where vmlinux.h has struct sched_ext_ops_cid, meson
+ *     passes -DSCXD_CID=1 and every scheduler builds as a cid-form object
+ *     (struct sched_ext_ops_cid) in all three roles, from the same source.
+ *     See "CPU handles" below for what a scheduler writes to be built
+ *     both ways. There the SCX_* enum constants are upstream's .rodata
+ *     variables (scx/enums.autogen.bpf.h) that scxd and sched-run fill
+ *     from the running kernel's BTF before load, as upstream's
+ *     SCX_ENUM_INIT() does: a cid-form object is not tied to the exact
+ *     7.3 build its vmlinux.h came from.
  */
 #ifndef __SCXD_COMPAT_BPF_H
 #define __SCXD_COMPAT_BPF_H
+
+#ifndef SCXD_CID
+#define SCXD_CID 0
+#endif
 
 #ifndef SCXD_HAVE_SUB_SCHED
 #define SCXD_HAVE_SUB_SCHED 0
@@ -211,6 +222,421 @@ static __always_inline u32 scxd_task_group_weight(struct task_group *tg)
 		return BPF_CORE_READ(nested, scx.weight);
 	return 0;
 }
+
+/*
+ * CPU handles: one source for the cpu form and the cid form.
+ *
+ * A cid-form scheduler sees no CPU ids: ops.select_cid(), ops.dispatch()
+ * and ops.update_idle() take cids (CPU ids renumbered densely in topology
+ * order), SCX_DSQ_LOCAL_ON | cid names a local DSQ, CPU sets are
+ * struct scx_cmask in the scheduler's BPF arena, and the kernel refuses
+ * every cpu-form kfunc to it at load (scx_bpf_kick_cpu(),
+ * scx_bpf_task_cpu(), the idle kfuncs, scx_bpf_select_cpu_dfl() among
+ * them) and every direct write of p->scx.slice or p->scx.dsq_vtime. So
+ * the schedulers never name either form. A "cpu" in their code is the
+ * kernel's handle for a CPU, an id or a cid, and they use:
+ *
+ *   SCXD_OPS_DEFINE(name, ...)	  SCX_OPS_DEFINE or SCX_OPS_CID_DEFINE
+ *   .SCXD_OP(select_cpu), .SCXD_OP(cgroup_move), ...
+ *				  the ops member names that differ
+ *   SCXD_OPS_IDLE_TRACKING	  in the ops of a scheduler without its own
+ *				  ops.update_idle(): idle tracking in cid form
+ *   scxd_init_cpus()		  first thing in ops.init()
+ *   scxd_note_idle(cpu, idle)	  first thing in an own ops.update_idle(),
+ *				  whose scheduler defines SCXD_OWN_UPDATE_IDLE
+ *				  before including common.bpf.h (libbpf
+ *				  refuses an object with a struct_ops program
+ *				  that no ops use)
+ *   scxd_nr_cpus(), scxd_this_cpu(), scxd_task_cpu(p), scxd_kick_cpu(),
+ *   scxd_task_allows(p, cpu), scxd_cpu_id(cpu)
+ *   scxd_pick_idle(p, from, within), scxd_select_cpu_dfl()
+ *   scxd_set_slice(p, ns), scxd_set_vtime(p, vtime)
+ *   scxd_mask and scxd_mask_*()  CPU sets for grants, see below
+ *
+ * What the cid form costs. There is no kernel idle pick for cids: every
+ * cid-form object keeps the idle cids it holds a cap on in an arena
+ * cmask (the kernel calls ops.update_idle() of each scheduler holding
+ * SCX_CAP_ENQ_IMMED on a cid) and claims from it with an atomic
+ * test-and-clear, as upstream's scx_qmap does. A CPU claimed and kicked
+ * that then finds nothing goes idle again without a transition the kernel
+ * reports, so ops.dispatch() hands it back (scxd_dispatch_empty() in
+ * common.bpf.h). The pick prefers the task's previous CPU, then the next
+ * idle one after it in cid order, and gives up after a few CPUs the task
+ * may not run on; where the kernel's pick also looks for idle SMT cores
+ * and the waker's LLC, ours does not.
+ */
+#if SCXD_CID
+
+#define SCXD_OPS_DEFINE(name, ...)	SCX_OPS_CID_DEFINE(name, __VA_ARGS__)
+#define SCXD_OP(op)			SCXD_CID_OP_##op
+#define SCXD_CID_OP_select_cpu		select_cid
+#define SCXD_CID_OP_cgroup_move		cpuctl_move
+#define SCXD_CID_OP_cgroup_set_weight	cpuctl_set_weight
+
+#define SCXD_MAX_CPUS		512	/* cids an object can hold */
+#define SCXD_MASK_SLOTS		4	/* scratch CPU sets, power of two */
+#define SCXD_IDLE_PICK_TRIES	8
+
+/*
+ * The arena every cid-form scheduler must have exactly one of. Its user
+ * address is left to the kernel (no map_extra): scxd loads many objects
+ * into one process, and fixed addresses would collide.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARENA);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 256);	/* pages: ours and the kernel's cmasks */
+} arena SEC(".maps");
+
+/* A cmask with room for SCXD_MAX_CPUS cids (header, then the words). */
+struct scxd_cmask_buf {
+	union {
+		struct scx_cmask mask;
+		u64 words[CMASK_NR_WORDS(SCXD_MAX_CPUS) + 2];
+	};
+};
+
+/* cids we hold a cap on that were idle when the kernel last said so */
+struct scxd_cmask_buf __arena_global scxd_idle;
+/* scratch CPU sets of scxd_mask_new() */
+struct scxd_cmask_buf __arena_global scxd_masks[SCXD_MASK_SLOTS];
+
+static __always_inline u32 scxd_nr_cpus(void)
+{
+	u32 n = scx_bpf_nr_cids();
+
+	return n < SCXD_MAX_CPUS ? n : SCXD_MAX_CPUS;
+}
+
+static __always_inline s32 scxd_this_cpu(void)
+{
+	return scx_bpf_this_cid();
+}
+
+static __always_inline s32 scxd_task_cpu(const struct task_struct *p)
+{
+	return scx_bpf_task_cid(p);
+}
+
+static __always_inline void scxd_kick_cpu(s32 cpu, u64 flags)
+{
+	scx_bpf_kick_cid(cpu, flags);
+}
+
+/* The CPU id of handle @cpu, to compare with CPU numbers and cpumasks. */
+static __always_inline s32 scxd_cpu_id(s32 cpu)
+{
+	return scx_bpf_cid_to_cpu(cpu);
+}
+
+/* Set up what the cid form keeps; 0 or -errno, from ops.init(). */
+static __always_inline s32 scxd_init_cpus(void)
+{
+	if (scx_bpf_nr_cids() > SCXD_MAX_CPUS) {
+		scx_bpf_error("%u CPUs, more than the %d this object can hold",
+			      scx_bpf_nr_cids(), SCXD_MAX_CPUS);
+		return -E2BIG;
+	}
+	cmask_init(&scxd_idle.mask, 0, scxd_nr_cpus());
+	return 0;
+}
+
+static __always_inline void scxd_note_idle(s32 cpu, bool idle)
+{
+	if (idle)
+		cmask_set(cpu, &scxd_idle.mask);
+	else
+		cmask_clear(cpu, &scxd_idle.mask);
+}
+
+#ifndef SCXD_OWN_UPDATE_IDLE
+void BPF_STRUCT_OPS(scxd_update_idle, s32 cpu, bool idle)
+{
+	scxd_note_idle(cpu, idle);
+}
+
+#define SCXD_OPS_IDLE_TRACKING	.update_idle = (void *)scxd_update_idle,
+#endif
+
+/*
+ * In a program whose arena pointers all come from the kernel (an
+ * argument), so that the verifier associates the arena with it.
+ */
+#define SCXD_TOUCH_ARENA()	asm volatile("" :: "r"(&arena))
+
+/* A local insert onto a CPU just claimed idle: it runs there at once. */
+#define SCXD_ENQ_IDLE		SCX_ENQ_IMMED
+
+static __always_inline void scxd_set_slice(struct task_struct *p, u64 slice)
+{
+	scx_bpf_task_set_slice(p, slice);
+}
+
+static __always_inline void scxd_set_vtime(struct task_struct *p, u64 vtime)
+{
+	scx_bpf_task_set_dsq_vtime(p, vtime);
+}
+
+#else	/* cpu form */
+
+#define SCXD_OPS_DEFINE(name, ...)	SCX_OPS_DEFINE(name, __VA_ARGS__)
+#define SCXD_OP(op)			op
+#define SCXD_OPS_IDLE_TRACKING
+#define SCXD_TOUCH_ARENA()
+#define SCXD_ENQ_IDLE			0
+
+static __always_inline u32 scxd_nr_cpus(void)
+{
+	return scx_bpf_nr_cpu_ids();
+}
+
+static __always_inline s32 scxd_this_cpu(void)
+{
+	return bpf_get_smp_processor_id();
+}
+
+static __always_inline s32 scxd_task_cpu(const struct task_struct *p)
+{
+	return scx_bpf_task_cpu(p);
+}
+
+static __always_inline void scxd_kick_cpu(s32 cpu, u64 flags)
+{
+	scx_bpf_kick_cpu(cpu, flags);
+}
+
+static __always_inline s32 scxd_cpu_id(s32 cpu)
+{
+	return cpu;
+}
+
+static __always_inline s32 scxd_init_cpus(void)
+{
+	return 0;
+}
+
+static __always_inline void scxd_note_idle(s32 cpu, bool idle)
+{
+}
+
+static __always_inline void scxd_set_slice(struct task_struct *p, u64 slice)
+{
+	p->scx.slice = slice;
+}
+
+static __always_inline void scxd_set_vtime(struct task_struct *p, u64 vtime)
+{
+	p->scx.dsq_vtime = vtime;
+}
+
+#endif	/* SCXD_CID */
+
+/* May @p run on CPU handle @cpu? */
+static __always_inline bool scxd_task_allows(const struct task_struct *p, s32 cpu)
+{
+	s32 id = scxd_cpu_id(cpu);
+
+	return id >= 0 && bpf_cpumask_test_cpu(id, p->cpus_ptr);
+}
+
+/*
+ * CPU sets a parent grants and revokes with, and a scheduler keeps.
+ * scxd_mask is struct bpf_cpumask (cpu form) or an arena cmask (cid
+ * form). scxd_mask_new(slot) gives an empty one: a new bpf_cpumask, or
+ * scratch set @slot (< SCXD_MASK_SLOTS), which the caller must not use
+ * from two contexts at once; NULL on failure. Every set from
+ * scxd_mask_new() goes back with scxd_mask_free().
+ */
+#if SCXD_CID
+/*
+ * Macros, not typedefs: a field access through a typedef'd pointer becomes
+ * a CO-RE relocation against the typedef, which the kernel's BTF lacks.
+ */
+#define scxd_mask	struct scx_cmask __arena
+#define scxd_cpus	struct scx_cmask __arena	/* a read-only CPU set */
+
+static __always_inline scxd_mask *scxd_mask_new(u32 slot)
+{
+	scxd_mask *m = &scxd_masks[slot & (SCXD_MASK_SLOTS - 1)].mask;
+
+	cmask_init(m, 0, scxd_nr_cpus());
+	return m;
+}
+
+static __always_inline void scxd_mask_free(scxd_mask *m)
+{
+}
+
+static __always_inline void scxd_mask_set(s32 cpu, scxd_mask *m)
+{
+	__cmask_set(cpu, m);
+}
+
+static __always_inline bool scxd_mask_test(s32 cpu, const scxd_mask *m)
+{
+	return cmask_test(cpu, m);
+}
+
+static __always_inline bool scxd_mask_empty(const scxd_mask *m)
+{
+	return cmask_first_set(m) >= m->base + m->nr_cids;
+}
+
+static __always_inline void scxd_mask_or(scxd_mask *dst, const scxd_mask *src)
+{
+	cmask_or(dst, src);
+}
+
+static __always_inline void scxd_mask_fill(scxd_mask *m)
+{
+	u32 i;
+
+	bpf_for(i, 0, SCXD_MAX_CPUS) {
+		if (i >= m->nr_cids)
+			break;
+		__cmask_set(i, m);
+	}
+}
+
+/*
+ * Claim an idle CPU @p may run on, within @within unless NULL: @from
+ * first, then the next ones after it in cid order; -1 if none.
+ */
+static __always_inline s32 scxd_pick_idle(const struct task_struct *p, s32 from,
+					  const scxd_cpus *within)
+{
+	const scxd_mask *idle = &scxd_idle.mask;
+	u32 nr = scxd_nr_cpus(), i;
+	s32 cpu = from;
+
+	if (from >= 0 && (!within || cmask_test(from, within)) &&
+	    scxd_task_allows(p, from) && cmask_test_and_clear(from, &scxd_idle.mask))
+		return from;
+	if (p->nr_cpus_allowed == 1)
+		return -1;
+	if (cpu < 0)
+		cpu = -1;
+	bpf_for(i, 0, SCXD_IDLE_PICK_TRIES) {
+		cpu = within ? cmask_next_and_set_wrap(idle, within, cpu + 1)
+			     : cmask_next_set_wrap(idle, cpu + 1);
+		if (cpu >= nr)
+			return -1;
+		if (scxd_task_allows(p, cpu) &&
+		    cmask_test_and_clear(cpu, &scxd_idle.mask))
+			return cpu;
+	}
+	return -1;
+}
+
+static __always_inline bool scxd_cpus_test(s32 cpu, const scxd_cpus *m)
+{
+	return cpu >= 0 && cmask_test(cpu, m);
+}
+
+/*
+ * The first CPU of @m after @from (wrapping) that @p may run on;
+ * scxd_nr_cpus() or more if none.
+ */
+static __always_inline s32 scxd_cpus_any_for_task(const scxd_cpus *m,
+						  const struct task_struct *p,
+						  s32 from)
+{
+	u32 nr = scxd_nr_cpus(), i;
+	s32 cpu = from;
+
+	bpf_for(i, 0, SCXD_MAX_CPUS) {
+		if (i >= nr)
+			break;
+		cpu = cmask_next_set_wrap(m, cpu + 1);
+		if (cpu >= nr || scxd_task_allows(p, cpu))
+			return cpu;
+	}
+	return nr;
+}
+
+/* scx_bpf_select_cpu_dfl() without its SMT and LLC preferences. */
+static __always_inline s32 scxd_select_cpu_dfl(struct task_struct *p, s32 prev_cpu,
+					       u64 wake_flags, bool *is_idle)
+{
+	s32 cpu = scxd_pick_idle(p, prev_cpu, NULL);
+
+	*is_idle = cpu >= 0;
+	return cpu >= 0 ? cpu : prev_cpu;
+}
+#else
+#define scxd_mask	struct bpf_cpumask
+#define scxd_cpus	struct cpumask			/* a read-only CPU set */
+
+static __always_inline scxd_mask *scxd_mask_new(u32 slot)
+{
+	return bpf_cpumask_create();
+}
+
+static __always_inline void scxd_mask_free(scxd_mask *m)
+{
+	bpf_cpumask_release(m);
+}
+
+static __always_inline void scxd_mask_set(s32 cpu, scxd_mask *m)
+{
+	bpf_cpumask_set_cpu(cpu, m);
+}
+
+static __always_inline bool scxd_mask_test(s32 cpu, const scxd_mask *m)
+{
+	return bpf_cpumask_test_cpu(cpu, (const struct cpumask *)m);
+}
+
+static __always_inline bool scxd_mask_empty(const scxd_mask *m)
+{
+	return bpf_cpumask_empty((const struct cpumask *)m);
+}
+
+static __always_inline void scxd_mask_or(scxd_mask *dst, const scxd_mask *src)
+{
+	bpf_cpumask_or(dst, (const struct cpumask *)dst, (const struct cpumask *)src);
+}
+
+static __always_inline void scxd_mask_fill(scxd_mask *m)
+{
+	bpf_cpumask_setall(m);
+}
+
+/*
+ * The kernel's idle pick over @p's CPUs, or over @within; a CPU of
+ * @within that @p may not run on is kicked to go idle again and -1
+ * returned.
+ */
+static __always_inline s32 scxd_pick_idle(const struct task_struct *p, s32 from,
+					  const scxd_cpus *within)
+{
+	s32 cpu = scx_bpf_pick_idle_cpu(within ?: p->cpus_ptr, 0);
+
+	if (cpu >= 0 && within && !bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		return -1;
+	}
+	return cpu;
+}
+
+static __always_inline bool scxd_cpus_test(s32 cpu, const scxd_cpus *m)
+{
+	return cpu >= 0 && bpf_cpumask_test_cpu(cpu, m);
+}
+
+static __always_inline s32 scxd_cpus_any_for_task(const scxd_cpus *m,
+						  const struct task_struct *p,
+						  s32 from)
+{
+	return bpf_cpumask_any_and_distribute(m, p->cpus_ptr);
+}
+
+static __always_inline s32 scxd_select_cpu_dfl(struct task_struct *p, s32 prev_cpu,
+					       u64 wake_flags, bool *is_idle)
+{
+	return scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, is_idle);
+}
+#endif	/* SCXD_CID */
 
 /*
  * Sub-scheduler support. Everything a scheduler writes for the parent
@@ -340,7 +766,42 @@ _Static_assert(SCX_CAP_ENQ_IMMED == SCXD_CAP_ENQ_IMMED &&
 	       "SCX_CAP_* differ from the issue 21 contract");
 #endif
 
-#if SCXD_HAVE_SUB_SCHED
+#if SCXD_HAVE_SUB_SCHED && SCXD_CID
+/* upstream's own kfuncs, declared __weak by the tree's common.bpf.h */
+static __always_inline bool scxd_caps_supported(void)
+{
+	return bpf_ksym_exists(scx_bpf_sub_grant);
+}
+
+static __always_inline s32 scxd_sub_grant(u64 cgid, u64 caps, const scxd_mask *cpus)
+{
+	if (!bpf_ksym_exists(scx_bpf_sub_grant))
+		return -EOPNOTSUPP;
+	return scx_bpf_sub_grant(cgid, caps, cpus, NULL);
+}
+
+static __always_inline void scxd_sub_revoke(u64 cgid, u64 caps, const scxd_mask *cpus)
+{
+	if (bpf_ksym_exists(scx_bpf_sub_revoke))
+		scx_bpf_sub_revoke(cgid, caps, cpus);
+}
+
+static __always_inline s32 scxd_sub_caps(u64 cgid, u64 caps, scxd_mask *out)
+{
+	if (!bpf_ksym_exists(scx_bpf_sub_caps))
+		return -EOPNOTSUPP;
+	return scx_bpf_sub_caps(cgid, caps, out);
+}
+
+#define scxd_sub_kill(cgid, fmt, args...)				\
+({									\
+	scx_bpf_bstr_preamble(fmt, args)				\
+	if (bpf_ksym_exists(scx_bpf_sub_kill_bstr))			\
+		scx_bpf_sub_kill_bstr((cgid), ___fmt, ___param,		\
+				      sizeof(___param));		\
+	___scx_bpf_bstr_format_checker(fmt, ##args);			\
+})
+#elif SCXD_HAVE_SUB_SCHED
 s32 scx_bpf_sub_grant___scxd(u64 cgroup_id, u64 caps,
 			     const struct cpumask *cpus) __ksym __weak;
 void scx_bpf_sub_revoke___scxd(u64 cgroup_id, u64 caps,
@@ -358,28 +819,25 @@ static __always_inline bool scxd_caps_supported(void)
 }
 
 /* Grant @caps on @cpus to direct child @cgid; -EOPNOTSUPP without caps. */
-static __always_inline s32 scxd_sub_grant(u64 cgid, u64 caps,
-					  const struct cpumask *cpus)
+static __always_inline s32 scxd_sub_grant(u64 cgid, u64 caps, const scxd_mask *cpus)
 {
 	if (!bpf_ksym_exists(scx_bpf_sub_grant___scxd))
 		return -EOPNOTSUPP;
-	return scx_bpf_sub_grant___scxd(cgid, caps, cpus);
+	return scx_bpf_sub_grant___scxd(cgid, caps, (const struct cpumask *)cpus);
 }
 
 /* Take @caps on @cpus back from child @cgid and its descendants. */
-static __always_inline void scxd_sub_revoke(u64 cgid, u64 caps,
-					    const struct cpumask *cpus)
+static __always_inline void scxd_sub_revoke(u64 cgid, u64 caps, const scxd_mask *cpus)
 {
 	if (bpf_ksym_exists(scx_bpf_sub_revoke___scxd))
-		scx_bpf_sub_revoke___scxd(cgid, caps, cpus);
+		scx_bpf_sub_revoke___scxd(cgid, caps, (const struct cpumask *)cpus);
 }
 
 /*
  * Where @cgid (0: ourselves) holds any of @caps, into @out;
  * -EOPNOTSUPP without caps, when @out is left alone.
  */
-static __always_inline s32 scxd_sub_caps(u64 cgid, u64 caps,
-					 struct bpf_cpumask *out)
+static __always_inline s32 scxd_sub_caps(u64 cgid, u64 caps, scxd_mask *out)
 {
 	if (!bpf_ksym_exists(scx_bpf_sub_caps___scxd))
 		return -EOPNOTSUPP;
@@ -405,19 +863,16 @@ static __always_inline bool scxd_caps_supported(void)
 	return false;
 }
 
-static __always_inline s32 scxd_sub_grant(u64 cgid, u64 caps,
-					  const struct cpumask *cpus)
+static __always_inline s32 scxd_sub_grant(u64 cgid, u64 caps, const scxd_mask *cpus)
 {
 	return -EOPNOTSUPP;
 }
 
-static __always_inline void scxd_sub_revoke(u64 cgid, u64 caps,
-					    const struct cpumask *cpus)
+static __always_inline void scxd_sub_revoke(u64 cgid, u64 caps, const scxd_mask *cpus)
 {
 }
 
-static __always_inline s32 scxd_sub_caps(u64 cgid, u64 caps,
-					 struct bpf_cpumask *out)
+static __always_inline s32 scxd_sub_caps(u64 cgid, u64 caps, scxd_mask *out)
 {
 	return -EOPNOTSUPP;
 }

@@ -125,7 +125,7 @@
 	scx_bpf_dsq_insert_vtime((p), (dsq), (slice), (vtime), (flags))
 #if SCXD_TREE_MOVE_TO_LOCAL_FLAGS	/* 7.1 added @enq_flags */
 #define scxd_dsq_move_to_local(dsq)					\
-	scx_bpf_dsq_move_to_local((dsq), 0)
+	scx_bpf_dsq_move_to_local((dsq), SCXD_ENQ_DISPATCH)
 #else
 #define scxd_dsq_move_to_local(dsq)					\
 	scx_bpf_dsq_move_to_local((dsq))
@@ -364,8 +364,16 @@ void BPF_STRUCT_OPS(scxd_update_idle, s32 cpu, bool idle)
  */
 #define SCXD_TOUCH_ARENA()	asm volatile("" :: "r"(&arena))
 
-/* A local insert onto a CPU just claimed idle: it runs there at once. */
+/*
+ * A local insert onto a CPU just claimed idle, and a move onto the local
+ * DSQ of the CPU ops.dispatch() runs for: the task runs there at once, so
+ * SCX_ENQ_IMMED, which is all a child needs SCX_CAP_ENQ_IMMED for. Without
+ * it, a child its parent grants only ENQ_IMMED (wparent) has every such
+ * insert refused and its task re-enqueued, until the kernel ends it
+ * ("reenqueue limit").
+ */
 #define SCXD_ENQ_IDLE		SCX_ENQ_IMMED
+#define SCXD_ENQ_DISPATCH	SCX_ENQ_IMMED
 
 static __always_inline void scxd_set_slice(struct task_struct *p, u64 slice)
 {
@@ -384,6 +392,7 @@ static __always_inline void scxd_set_vtime(struct task_struct *p, u64 vtime)
 #define SCXD_OPS_IDLE_TRACKING
 #define SCXD_TOUCH_ARENA()
 #define SCXD_ENQ_IDLE			0
+#define SCXD_ENQ_DISPATCH		0
 
 static __always_inline u32 scxd_nr_cpus(void)
 {

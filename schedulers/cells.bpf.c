@@ -841,6 +841,7 @@ SCXD_OPS_DEFINE(cells_ops,
 	       .enable			= (void *)cells_enable,
 	       .disable			= (void *)cells_disable,
 	       .init_task		= (void *)cells_init_task,
+	       SCXD_OPS_CID_TRACKING
 #if SCXD_HAVE_SUB_SCHED
 	       .sub_attach		= (void *)cells_sub_attach,
 	       .sub_detach		= (void *)cells_sub_detach,

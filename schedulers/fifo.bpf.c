@@ -115,7 +115,7 @@ SCXD_OPS_DEFINE(fifo_ops,
 	       .SCXD_OP(select_cpu)	= (void *)fifo_select_cpu,
 	       .enqueue			= (void *)fifo_enqueue,
 	       .dispatch		= (void *)fifo_dispatch,
-	       SCXD_OPS_IDLE_TRACKING
+	       SCXD_OPS_CID_TRACKING
 	       .init			= (void *)fifo_init,
 	       .exit			= (void *)fifo_exit,
 	       .name			= "scxd_fifo");

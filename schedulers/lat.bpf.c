@@ -225,7 +225,7 @@ SCXD_OPS_DEFINE(lat_ops,
 	       .stopping		= (void *)lat_stopping,
 	       .enable			= (void *)lat_enable,
 	       .init_task		= (void *)lat_init_task,
-	       SCXD_OPS_IDLE_TRACKING
+	       SCXD_OPS_CID_TRACKING
 	       .init			= (void *)lat_init,
 	       .exit			= (void *)lat_exit,
 	       .name			= "scxd_lat");

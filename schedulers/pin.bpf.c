@@ -205,7 +205,7 @@ SCXD_OPS_DEFINE(pin_ops,
 	       .SCXD_OP(select_cpu)	= (void *)pin_select_cpu,
 	       .enqueue			= (void *)pin_enqueue,
 	       .dispatch		= (void *)pin_dispatch,
-	       SCXD_OPS_IDLE_TRACKING
+	       SCXD_OPS_CID_TRACKING
 	       .init			= (void *)pin_init,
 	       .exit			= (void *)pin_exit,
 	       .name			= "scxd_pin");

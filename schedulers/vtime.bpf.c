@@ -228,7 +228,7 @@ SCXD_OPS_DEFINE(vtime_ops,
 	       .stopping		= (void *)vtime_stopping,
 	       .enable			= (void *)vtime_enable,
 	       .init_task		= (void *)vtime_init_task,
-	       SCXD_OPS_IDLE_TRACKING
+	       SCXD_OPS_CID_TRACKING
 	       .SCXD_OP(cgroup_move)	= (void *)vtime_cgroup_move,
 	       .SCXD_OP(cgroup_set_weight) = (void *)vtime_cgroup_set_weight,
 	       .init			= (void *)vtime_init,

@@ -59,6 +59,9 @@
  * ENQ_IMMED (kicks) on every CPU when it attaches and nothing else, so
  * its direct inserts onto a CPU wait in its global DSQ for the turn the
  * tree gives it; shares then hold for children that insert locally too.
+ * Upstream (cid form) needs ENQ for the moves a child makes in the turns
+ * we lend it, so there it gets ENQ as well, and shares hold for children
+ * that insert locally only onto idle CPUs and in their turns, as ours do.
  *
  * Roles.
  *  - root: our own tasks are all the system's tasks not in a child; on a
@@ -551,26 +554,36 @@ void BPF_STRUCT_OPS(wparent_enable, struct task_struct *p)
 #if SCXD_HAVE_SUB_SCHED
 /*
  * Where the kernel delegates CPUs, a child may kick any of our CPUs
- * (ENQ_IMMED, of which we hold what our parent gave us) but gets no ENQ
- * or PREEMPT: its local inserts go to its global DSQ, which it gets to
- * run only in the turns the tree gives it, so a child cannot take more
- * than its weight by inserting onto CPUs directly. Without delegation
- * this does nothing.
+ * (ENQ_IMMED, of which we hold what our parent gave us) but gets no
+ * PREEMPT, and ENQ only where upstream needs it for the moves of the turns
+ * we lend it (SCXD_CAP_DISPATCH): on our series its local inserts go to
+ * its global DSQ, which it gets to run only in the turns the tree gives
+ * it, so a child cannot take more than its weight by inserting onto CPUs
+ * directly; upstream, our own children insert locally only onto idle CPUs
+ * or in their turns. Without delegation this does nothing.
  */
-static void grant_kicks(u64 cgid)
+static void grant_lent(u64 cgid)
 {
-	scxd_mask *all;
+	scxd_mask *held;
 
 	if (!scxd_caps_supported())
 		return;
-	all = scxd_mask_new(0);
-	if (!all)
+	held = scxd_mask_new(0);
+	if (!held)
 		return;
 	/* what we hold ourselves: all CPUs at root */
-	if (scxd_sub_caps(0, SCXD_CAP_ENQ_IMMED, all))
-		scxd_mask_fill(all);
-	scxd_sub_grant(cgid, SCXD_CAP_ENQ_IMMED, all);
-	scxd_mask_free(all);
+	if (scxd_sub_caps(0, SCXD_CAP_ENQ_IMMED, held))
+		scxd_mask_fill(held);
+	scxd_sub_grant(cgid, SCXD_CAP_ENQ_IMMED, held);
+	scxd_mask_free(held);
+	if (!(SCXD_CAP_DISPATCH & SCXD_CAP_ENQ))
+		return;
+	held = scxd_mask_new(1);
+	if (!held)
+		return;
+	if (!scxd_sub_caps(0, SCXD_CAP_ENQ, held))
+		scxd_sub_grant(cgid, SCXD_CAP_ENQ, held);
+	scxd_mask_free(held);
 }
 
 s32 BPF_STRUCT_OPS(wparent_sub_attach, struct scx_sub_attach_args *args)
@@ -587,7 +600,7 @@ s32 BPF_STRUCT_OPS(wparent_sub_attach, struct scx_sub_attach_args *args)
 			   cgid, args->cgroup_path, ret);
 		return ret;
 	}
-	grant_kicks(cgid);
+	grant_lent(cgid);
 	return 0;
 }
 
@@ -630,6 +643,7 @@ SCXD_OPS_DEFINE(wparent_ops,
 	       .enable			= (void *)wparent_enable,
 	       .disable			= (void *)wparent_disable,
 	       .init_task		= (void *)wparent_init_task,
+	       SCXD_OPS_CID_TRACKING
 #if SCXD_HAVE_SUB_SCHED
 	       .sub_attach		= (void *)wparent_sub_attach,
 	       .sub_detach		= (void *)wparent_sub_detach,

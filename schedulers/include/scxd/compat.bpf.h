@@ -125,7 +125,7 @@
 	scx_bpf_dsq_insert_vtime((p), (dsq), (slice), (vtime), (flags))
 #if SCXD_TREE_MOVE_TO_LOCAL_FLAGS	/* 7.1 added @enq_flags */
 #define scxd_dsq_move_to_local(dsq)					\
-	scx_bpf_dsq_move_to_local((dsq), SCXD_ENQ_DISPATCH)
+	scx_bpf_dsq_move_to_local((dsq), scxd_enq_dispatch())
 #else
 #define scxd_dsq_move_to_local(dsq)					\
 	scx_bpf_dsq_move_to_local((dsq))
@@ -239,14 +239,16 @@ static __always_inline u32 scxd_task_group_weight(struct task_group *tg)
  *   SCXD_OPS_DEFINE(name, ...)	  SCX_OPS_DEFINE or SCX_OPS_CID_DEFINE
  *   .SCXD_OP(select_cpu), .SCXD_OP(cgroup_move), ...
  *				  the ops member names that differ
- *   SCXD_OPS_IDLE_TRACKING	  in the ops of a scheduler without its own
- *				  ops.update_idle(): idle tracking in cid form
+ *   SCXD_OPS_CID_TRACKING	  in every scheduler's ops: idle and caps
+ *				  tracking in cid form
  *   scxd_init_cpus()		  first thing in ops.init()
  *   scxd_note_idle(cpu, idle)	  first thing in an own ops.update_idle(),
  *				  whose scheduler defines SCXD_OWN_UPDATE_IDLE
  *				  before including common.bpf.h (libbpf
  *				  refuses an object with a struct_ops program
  *				  that no ops use)
+ *   SCXD_CAP_DISPATCH		  the caps a parent grants a child for the
+ *				  CPUs it lends it with scx_bpf_sub_dispatch()
  *   scxd_nr_cpus(), scxd_this_cpu(), scxd_task_cpu(p), scxd_kick_cpu(),
  *   scxd_task_allows(p, cpu), scxd_cpu_id(cpu)
  *   scxd_pick_idle(p, from, within), scxd_select_cpu_dfl()
@@ -260,7 +262,16 @@ static __always_inline u32 scxd_task_group_weight(struct task_group *tg)
  * test-and-clear, as upstream's scx_qmap does. A CPU claimed and kicked
  * that then finds nothing goes idle again without a transition the kernel
  * reports, so ops.dispatch() hands it back (scxd_dispatch_empty() in
- * common.bpf.h). The pick prefers the task's previous CPU, then the next
+ * common.bpf.h).
+ *
+ * Upstream also gates a child's moves in ops.dispatch() by its caps, where
+ * our series lends the CPU with the call: a move needs SCX_CAP_ENQ on the
+ * CPU, or is an SCX_ENQ_IMMED insert (ENQ_IMMED), which the kernel
+ * re-enqueues if the CPU then runs anything else first, and ends the
+ * child after 256 in a row. So in cid form each object keeps the caps it
+ * holds per cid (ops.sub_ecaps_updated(); the root holds all), moves with
+ * SCX_ENQ_IMMED only where it lacks ENQ, and a parent grants ENQ with
+ * ENQ_IMMED on the CPUs it lends (SCXD_CAP_DISPATCH). The pick prefers the task's previous CPU, then the next
  * idle one after it in cid order, and gives up after a few CPUs the task
  * may not run on; where the kernel's pick also looks for idle SMT cores
  * and the waker's LLC, ours does not.
@@ -298,6 +309,8 @@ struct scxd_cmask_buf {
 
 /* cids we hold a cap on that were idle when the kernel last said so */
 struct scxd_cmask_buf __arena_global scxd_idle;
+/* the caps we hold on each cid, as ops.sub_ecaps_updated() last said */
+static u8 scxd_ecaps[SCXD_MAX_CPUS];
 /* scratch CPU sets of scxd_mask_new() */
 struct scxd_cmask_buf __arena_global scxd_masks[SCXD_MASK_SLOTS];
 
@@ -338,6 +351,18 @@ static __always_inline s32 scxd_init_cpus(void)
 		return -E2BIG;
 	}
 	cmask_init(&scxd_idle.mask, 0, scxd_nr_cpus());
+	/* a root starts with every cap, a child with none */
+	cmask_init(&scxd_masks[0].mask, 0, scxd_nr_cpus());
+	if (!scx_bpf_sub_caps(0, SCX_CAP_ENQ, &scxd_masks[0].mask)) {
+		u32 i;
+
+		bpf_for(i, 0, SCXD_MAX_CPUS) {
+			if (i >= scxd_nr_cpus())
+				break;
+			if (cmask_test(i, &scxd_masks[0].mask))
+				scxd_ecaps[i] = SCX_CAP_ENQ | SCX_CAP_ENQ_IMMED;
+		}
+	}
 	return 0;
 }
 
@@ -349,14 +374,35 @@ static __always_inline void scxd_note_idle(s32 cpu, bool idle)
 		cmask_clear(cpu, &scxd_idle.mask);
 }
 
+void BPF_STRUCT_OPS(scxd_sub_ecaps_updated, s32 cpu, u64 before, u64 after)
+{
+	if (cpu >= 0 && cpu < SCXD_MAX_CPUS)
+		scxd_ecaps[cpu] = after;
+}
+
 #ifndef SCXD_OWN_UPDATE_IDLE
 void BPF_STRUCT_OPS(scxd_update_idle, s32 cpu, bool idle)
 {
 	scxd_note_idle(cpu, idle);
 }
 
-#define SCXD_OPS_IDLE_TRACKING	.update_idle = (void *)scxd_update_idle,
+#define SCXD_OPS_CID_TRACKING						\
+	.update_idle = (void *)scxd_update_idle,			\
+	.sub_ecaps_updated = (void *)scxd_sub_ecaps_updated,
+#else
+#define SCXD_OPS_CID_TRACKING						\
+	.sub_ecaps_updated = (void *)scxd_sub_ecaps_updated,
 #endif
+
+/* enq_flags of a move onto the local DSQ of the CPU we dispatch for */
+static __always_inline u64 scxd_enq_dispatch(void)
+{
+	s32 cpu = scxd_this_cpu();
+
+	if (cpu >= 0 && cpu < SCXD_MAX_CPUS && (scxd_ecaps[cpu] & SCX_CAP_ENQ))
+		return 0;
+	return SCX_ENQ_IMMED;
+}
 
 /*
  * In a program whose arena pointers all come from the kernel (an
@@ -365,15 +411,10 @@ void BPF_STRUCT_OPS(scxd_update_idle, s32 cpu, bool idle)
 #define SCXD_TOUCH_ARENA()	asm volatile("" :: "r"(&arena))
 
 /*
- * A local insert onto a CPU just claimed idle, and a move onto the local
- * DSQ of the CPU ops.dispatch() runs for: the task runs there at once, so
- * SCX_ENQ_IMMED, which is all a child needs SCX_CAP_ENQ_IMMED for. Without
- * it, a child its parent grants only ENQ_IMMED (wparent) has every such
- * insert refused and its task re-enqueued, until the kernel ends it
- * ("reenqueue limit").
+ * A local insert onto a CPU just claimed idle: the task runs there at
+ * once, so SCX_ENQ_IMMED, which a child needs only SCX_CAP_ENQ_IMMED for.
  */
 #define SCXD_ENQ_IDLE		SCX_ENQ_IMMED
-#define SCXD_ENQ_DISPATCH	SCX_ENQ_IMMED
 
 static __always_inline void scxd_set_slice(struct task_struct *p, u64 slice)
 {
@@ -389,10 +430,14 @@ static __always_inline void scxd_set_vtime(struct task_struct *p, u64 vtime)
 
 #define SCXD_OPS_DEFINE(name, ...)	SCX_OPS_DEFINE(name, __VA_ARGS__)
 #define SCXD_OP(op)			op
-#define SCXD_OPS_IDLE_TRACKING
+#define SCXD_OPS_CID_TRACKING
 #define SCXD_TOUCH_ARENA()
 #define SCXD_ENQ_IDLE			0
-#define SCXD_ENQ_DISPATCH		0
+
+static __always_inline u64 scxd_enq_dispatch(void)
+{
+	return 0;
+}
 
 static __always_inline u32 scxd_nr_cpus(void)
 {
@@ -766,6 +811,18 @@ static __always_inline bool scxd_sub_dispatch(u64 cgid)
 #define SCXD_CAP_PREEMPT	(1ULL << 2)	/* preempting inserts and kicks */
 #define SCXD_CAP_PERF		(1ULL << 3)	/* scx_bpf_cpuperf_set() */
 #define SCXD_CAP_ALL		0xfULL
+
+/*
+ * What a parent grants a child on the CPUs it lends it. Our series lends
+ * a CPU with scx_bpf_sub_dispatch() itself: kicks (ENQ_IMMED) are all a
+ * child needs beyond its turns. Upstream gates the child's moves in
+ * ops.dispatch() by ENQ, so there the parent grants it too.
+ */
+#if SCXD_CID
+#define SCXD_CAP_DISPATCH	(SCXD_CAP_ENQ_IMMED | SCXD_CAP_ENQ)
+#else
+#define SCXD_CAP_DISPATCH	SCXD_CAP_ENQ_IMMED
+#endif
 
 #if SCXD_HAVE_SCX_CAPS && SCXD_HAVE_SUB_SCHED
 _Static_assert(SCX_CAP_ENQ_IMMED == SCXD_CAP_ENQ_IMMED &&

@@ -16,49 +16,40 @@
  *      (scx_bpf_dsq_insert, scx_bpf_dsq_insert_vtime,
  *      scx_bpf_dsq_move_to_local with the @enq_flags 7.1 added) and the
  *      sub-scheduler API in all three roles.
- *  (d) upstream 7.2, which keeps the cpu-form struct sched_ext_ops (still
- *      with sub_cgroup_id, sub_attach, sub_detach) beside a new cid-form
- *      struct sched_ext_ops_cid, and refuses at enable any cpu-form
- *      scheduler that is a child or sets sub_attach/sub_detach, even as
- *      root. Our objects are cpu-form, so there they are root only.
+ *  (d) upstream 7.2 and 7.3, which keep the cpu-form struct sched_ext_ops
+ *      beside a cid-form struct sched_ext_ops_cid, and refuse at enable
+ *      any cpu-form scheduler that is a child or sets sub_attach or
+ *      sub_detach, even as root. Against a vmlinux.h with
+ *      struct sched_ext_ops_cid, meson passes -DSCXD_CID=1 and every
+ *      object is cid-form, in all three roles (see "CPU handles" below).
  *
  * What has been compiled and run against what:
  *  (b): built against its vmlinux.h and tree headers and run in all
  *      three roles by tests/run (tests/guest).
- *  (a): the same for the root role by hand
- *      (tests/guest/sched/run --variant guest-pristine, after
- *      kernel/build.sh --pristine); not part of tests/run.
- *  (d): built against the vmlinux.h of Debian sid's linux-source-7.2
- *      (7.2.13) and its tools/sched_ext/include, and each scheduler run
- *      as root under a mixed workload on that kernel, unpatched, by
- *      tests/compat-upstream (kernel/build-upstream.sh).
- *  (c): never compiled: no 7.1 tree is available to the lab. The 7.1
- *      facts above come from the 7.2 tree's own compat notes (its
- *      tools/sched_ext/include/scx/compat.bpf.h names what 7.1 added);
- *      that the objects build and load there, in any role, is untested.
+ *  (d): built in cid form against the vmlinux.h of Debian's
+ *      linux-source-7.3 (7.3.4, trixie-backports) and its
+ *      tools/sched_ext/include, and run in all three roles, unpatched, by
+ *      tests/compat-upstream (kernel/build-upstream.sh), scxd included.
+ *      7.2 (sid) builds the same way (--series 7.2) but is not in
+ *      tests/run.
+ *  (a): the root role by hand (tests/guest/sched/run --variant
+ *      guest-pristine, after kernel/build.sh --pristine); not part of
+ *      tests/run.
+ *  (c): never compiled: no 7.1 tree is available to the lab.
  *
  * What differs is settled at one of two times:
  *
- *  - Whether a scheduler can be a parent is a property of the vmlinux.h
- *    we compile against: a designated initialiser for .sub_attach does
- *    not compile without the member. meson greps vmlinux.h for struct
- *    scx_sub_attach_args and passes -DSCXD_HAVE_SUB_SCHED=1, unless
- *    vmlinux.h also has struct sched_ext_ops_cid (d): then sub_attach and
- *    sub_detach are compiled out, because a cpu-form object that sets
- *    them does not load on such a kernel at all, not even as root.
- *    Leaving them in and turning their autoload off at load time would
- *    need a loader that knows the role in advance, and buy nothing: the
- *    kernel refuses cpu-form children anyway. (The leaf role needs
- *    nothing compiled in: the loader sets sub_cgroup_id. On 7.2.13 such
- *    a child under our root wparent failed to attach with EOPNOTSUPP and
- *    the root ran on; wparent built with the parent role against 7.2
- *    compiles but its dispatch fails verification there, E2BIG.)
+ *  - The form and the roles are properties of the vmlinux.h we compile
+ *    against: a designated initialiser for .sub_attach does not compile
+ *    without the member. meson greps vmlinux.h for struct
+ *    sched_ext_ops_cid (cid form, all roles) and else for struct
+ *    scx_sub_attach_args (-DSCXD_HAVE_SUB_SCHED=1: cpu form, all roles).
  *    An object built with SCXD_HAVE_SUB_SCHED=1 still loads as root on a
  *    pristine 6.12 as long as sub_cgroup_id is left at zero: libbpf skips
  *    struct_ops members the running kernel lacks when they are zero and
- *    turns off autoload of programs bound to them. Its wparent does not
- *    load on (d): build the objects against the kernel they are to run
- *    on.
+ *    turns off autoload of programs bound to them. Build the objects
+ *    against the kind of kernel they are to run on; a package carries a
+ *    set of each and scxd picks by the running kernel's BTF.
  *
  *  - Which kfunc names the running kernel exports is decided at load
  *    time. We declare every name we might use as a weak ksym carrying the
@@ -72,27 +63,14 @@
  *    argument-passing changes stay the tree's business.
  *
  * The SCX_* enum constants (SCX_DSQ_LOCAL, SCX_ENQ_WAKEUP, SCX_KICK_IDLE,
- * ...) are compile-time values from the vmlinux.h we build against. Later
- * trees (7.2's among them) make each one a .rodata variable instead
- * (scx/enums.autogen.bpf.h) that a skeleton loader fills from the running
- * kernel's BTF with SCX_ENUM_INIT(); our loaders are generic (scxd,
- * sched-run) and do not, so there every constant read 0: SCX_DSQ_LOCAL
- * became user DSQ 0 and a vtime scheduler's own DSQ 0 got FIFO inserts
- * ("DSQ ID 0x0 already had FIFO-enqueued tasks" on 7.2). common.bpf.h
- * defines that header's include guard before the tree's common.bpf.h so
- * the names stay vmlinux.h's enumerators, as on 6.12: one more reason an
- * object is for the kernel whose vmlinux.h it was built against.
- *
- * (e) upstream 7.3 (Debian trixie-backports' linux-source-7.3), and 7.2,
- *     in cid form: where vmlinux.h has struct sched_ext_ops_cid, meson
- *     passes -DSCXD_CID=1 and every scheduler builds as a cid-form object
- *     (struct sched_ext_ops_cid) in all three roles, from the same source.
- *     See "CPU handles" below for what a scheduler writes to be built
- *     both ways. There the SCX_* enum constants are upstream's .rodata
- *     variables (scx/enums.autogen.bpf.h) that scxd and sched-run fill
- *     from the running kernel's BTF before load, as upstream's
- *     SCX_ENUM_INIT() does: a cid-form object is not tied to the exact
- *     7.3 build its vmlinux.h came from.
+ * ...) are, in cpu form, compile-time values from the vmlinux.h we build
+ * against (common.bpf.h defines the include guard of the tree's
+ * scx/enums.bpf.h). In cid form they are upstream's .rodata variables
+ * (scx/enums.autogen.bpf.h), which scxd and sched-run fill from the
+ * running kernel's BTF before load, as upstream's SCX_ENUM_INIT() does
+ * (scxd/kernel-api.c), so a cid-form object is not tied to the exact
+ * build its vmlinux.h came from; a name its code uses that the kernel
+ * lacks refuses it.
  */
 #ifndef __SCXD_COMPAT_BPF_H
 #define __SCXD_COMPAT_BPF_H

@@ -32,7 +32,9 @@
  * each child is granted ENQ_IMMED on its CPUs and ENQ and PREEMPT on the
  * ones it has alone, and everything is revoked elsewhere, so its local
  * inserts, kicks and preemptions elsewhere are refused by the kernel and
- * land in its global DSQ, which we serve only on its CPUs. Without it
+ * land in its global DSQ, which we serve only on its CPUs. Upstream (cid
+ * form) a child also needs ENQ for the moves of the turns we lend it, so
+ * there it holds ENQ on its shared CPUs too. Without delegation
  * (compat) we only choose where to call scx_bpf_sub_dispatch(): a child's
  * ops.select_cpu() can still put a waking task straight onto an idle CPU
  * of a sibling, for one slice.
@@ -348,7 +350,9 @@ static void size_stretches(struct layout *l, u32 nr, u32 n)
  * Grant child @c (line order) of layout @l ENQ_IMMED on the CPUs its
  * stretch touches and ENQ and PREEMPT on those it covers whole (@grant),
  * or revoke what it must not have: everything elsewhere, all but
- * ENQ_IMMED where it shares. On a shared CPU its inserts then wait in its
+ * ENQ_IMMED where it shares. Upstream (cid form) the moves a child makes
+ * in the turns we lend it need ENQ, so there it gets ENQ where it shares
+ * too (SCXD_CAP_DISPATCH). On a shared CPU its inserts then wait in its
  * global DSQ for the turn the per-CPU vtime gives it. Each cap is granted on its own, so a parent that
  * holds only some of them (wparent grants ENQ_IMMED) passes on those;
  * -EPERM for the rest is expected. True if the child was not found.
@@ -383,12 +387,14 @@ static bool grant_one(struct layout *l, u32 c, bool grant)
 	}
 	if (!grant) {
 		scxd_sub_revoke(cgid, SCXD_CAP_ALL, other);
-		scxd_sub_revoke(cgid, SCXD_CAP_ENQ | SCXD_CAP_PREEMPT | SCXD_CAP_PERF, part);
+		scxd_sub_revoke(cgid, (SCXD_CAP_ENQ | SCXD_CAP_PREEMPT | SCXD_CAP_PERF) &
+				~SCXD_CAP_DISPATCH, part);
 		goto out;
 	}
 	scxd_mask_or(part, whole);
 	if (scxd_sub_grant(cgid, SCXD_CAP_ENQ_IMMED, part) == -ENODEV ||
-	    scxd_sub_grant(cgid, SCXD_CAP_ENQ, whole) == -ENODEV ||
+	    scxd_sub_grant(cgid, SCXD_CAP_ENQ,
+			   SCXD_CAP_DISPATCH & SCXD_CAP_ENQ ? part : whole) == -ENODEV ||
 	    scxd_sub_grant(cgid, SCXD_CAP_PREEMPT, whole) == -ENODEV)
 		missed = true;
 out:

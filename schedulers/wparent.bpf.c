@@ -552,40 +552,6 @@ void BPF_STRUCT_OPS(wparent_enable, struct task_struct *p)
 }
 
 #if SCXD_HAVE_SUB_SCHED
-/*
- * Where the kernel delegates CPUs, a child may kick any of our CPUs
- * (ENQ_IMMED, of which we hold what our parent gave us) but gets no
- * PREEMPT, and ENQ only where upstream needs it for the moves of the turns
- * we lend it (SCXD_CAP_DISPATCH): on our series its local inserts go to
- * its global DSQ, which it gets to run only in the turns the tree gives
- * it, so a child cannot take more than its weight by inserting onto CPUs
- * directly; upstream, our own children insert locally only onto idle CPUs
- * or in their turns. Without delegation this does nothing.
- */
-static void grant_lent(u64 cgid)
-{
-	scxd_mask *held;
-
-	if (!scxd_caps_supported())
-		return;
-	held = scxd_mask_new(0);
-	if (!held)
-		return;
-	/* what we hold ourselves: all CPUs at root */
-	if (scxd_sub_caps(0, SCXD_CAP_ENQ_IMMED, held))
-		scxd_mask_fill(held);
-	scxd_sub_grant(cgid, SCXD_CAP_ENQ_IMMED, held);
-	scxd_mask_free(held);
-	if (!(SCXD_CAP_DISPATCH & SCXD_CAP_ENQ))
-		return;
-	held = scxd_mask_new(1);
-	if (!held)
-		return;
-	if (!scxd_sub_caps(0, SCXD_CAP_ENQ, held))
-		scxd_sub_grant(cgid, SCXD_CAP_ENQ, held);
-	scxd_mask_free(held);
-}
-
 s32 BPF_STRUCT_OPS(wparent_sub_attach, struct scx_sub_attach_args *args)
 {
 	u64 cgid = args->ops->sub_cgroup_id;
@@ -600,7 +566,7 @@ s32 BPF_STRUCT_OPS(wparent_sub_attach, struct scx_sub_attach_args *args)
 			   cgid, args->cgroup_path, ret);
 		return ret;
 	}
-	grant_lent(cgid);
+	scxd_grant_lent(cgid);
 	return 0;
 }
 

@@ -235,4 +235,35 @@ static __always_inline u32 scxd_cgroup_weight_by_id(u64 cgid)
 	return weight;
 }
 
+/*
+ * A parent that gives its children turns on its CPUs rather than CPUs of
+ * their own (wparent) grants each child, where the kernel delegates CPUs,
+ * what those turns need on every CPU it holds (SCXD_CAP_DISPATCH): kicks
+ * (ENQ_IMMED), and upstream ENQ for the moves its ops.dispatch() makes in
+ * them; never PREEMPT. Without delegation this does nothing.
+ */
+static __always_inline void scxd_grant_lent(u64 cgid)
+{
+	scxd_mask *held;
+
+	if (!scxd_caps_supported())
+		return;
+	held = scxd_mask_new(0);
+	if (!held)
+		return;
+	/* what we hold ourselves: all CPUs at root */
+	if (scxd_sub_caps(0, SCXD_CAP_ENQ_IMMED, held))
+		scxd_mask_fill(held);
+	scxd_sub_grant(cgid, SCXD_CAP_ENQ_IMMED, held);
+	scxd_mask_free(held);
+	if (!(SCXD_CAP_DISPATCH & SCXD_CAP_ENQ))
+		return;
+	held = scxd_mask_new(1);
+	if (!held)
+		return;
+	if (!scxd_sub_caps(0, SCXD_CAP_ENQ, held))
+		scxd_sub_grant(cgid, SCXD_CAP_ENQ, held);
+	scxd_mask_free(held);
+}
+
 #endif	/* __SCXD_COMMON_BPF_H */

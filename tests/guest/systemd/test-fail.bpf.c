@@ -96,12 +96,13 @@ void BPF_STRUCT_OPS(test_fail_enqueue, struct task_struct *p, u64 enq_flags)
 
 void BPF_STRUCT_OPS(test_fail_dispatch, s32 cpu, struct task_struct *prev)
 {
-	scxd_dsq_move_to_local(RUN_DSQ);
+	if (!scxd_dsq_move_to_local(RUN_DSQ))
+		scxd_dispatch_empty(cpu, prev);
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(test_fail_init)
 {
-	s32 ret = scx_bpf_create_dsq(RUN_DSQ, -1);
+	s32 ret = scxd_init_cpus() ?: scx_bpf_create_dsq(RUN_DSQ, -1);
 
 	return ret ?: scx_bpf_create_dsq(STALL_DSQ, -1);
 }
@@ -111,10 +112,11 @@ void BPF_STRUCT_OPS(test_fail_exit, struct scx_exit_info *ei)
 	UEI_RECORD(uei, ei);
 }
 
-SCX_OPS_DEFINE(test_fail_ops,
-	       .select_cpu		= (void *)test_fail_select_cpu,
+SCXD_OPS_DEFINE(test_fail_ops,
+	       .SCXD_OP(select_cpu)	= (void *)test_fail_select_cpu,
 	       .enqueue			= (void *)test_fail_enqueue,
 	       .dispatch		= (void *)test_fail_dispatch,
+	       SCXD_OPS_CID_TRACKING
 	       .init			= (void *)test_fail_init,
 	       .exit			= (void *)test_fail_exit,
 	       .timeout_ms		= 2000,

@@ -93,6 +93,7 @@ void BPF_STRUCT_OPS(test_parent_dispatch, s32 cpu, struct task_struct *prev)
 			return;
 	}
 #endif
+	scxd_dispatch_empty(cpu, prev);
 }
 
 #if SCXD_HAVE_SUB_SCHED
@@ -105,6 +106,7 @@ s32 BPF_STRUCT_OPS(test_parent_sub_attach, struct scx_sub_attach_args *args)
 		if (__sync_val_compare_and_swap(&kids[i].cgid, 0, cgid) == 0) {
 			kids[i].weight = scxd_cgroup_weight_by_id(cgid);
 			kids[i].attached_at = bpf_ktime_get_ns();
+			scxd_grant_lent(cgid);
 			return 0;
 		}
 	}
@@ -125,7 +127,7 @@ void BPF_STRUCT_OPS(test_parent_sub_detach, struct scx_sub_detach_args *args)
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(test_parent_init)
 {
-	return scx_bpf_create_dsq(SELF_DSQ, -1);
+	return scxd_init_cpus() ?: scx_bpf_create_dsq(SELF_DSQ, -1);
 }
 
 void BPF_STRUCT_OPS(test_parent_exit, struct scx_exit_info *ei)
@@ -133,10 +135,11 @@ void BPF_STRUCT_OPS(test_parent_exit, struct scx_exit_info *ei)
 	UEI_RECORD(uei, ei);
 }
 
-SCX_OPS_DEFINE(test_parent_ops,
-	       .select_cpu		= (void *)test_parent_select_cpu,
+SCXD_OPS_DEFINE(test_parent_ops,
+	       .SCXD_OP(select_cpu)	= (void *)test_parent_select_cpu,
 	       .enqueue			= (void *)test_parent_enqueue,
 	       .dispatch		= (void *)test_parent_dispatch,
+	       SCXD_OPS_CID_TRACKING
 #if SCXD_HAVE_SUB_SCHED
 	       .sub_attach		= (void *)test_parent_sub_attach,
 	       .sub_detach		= (void *)test_parent_sub_detach,

@@ -302,6 +302,15 @@ int apply_open(const char *obj_path, const char *kernel_btf_path, const struct s
 	r = set_struct_ops(o.obj, o.st, node->cgroup, cgid, &o.ops_name, reason);
 	if (r < 0)
 		return r;
+	if (cgid == 1) {
+		const struct btf *kbtf;
+
+		/* no kernel BTF: nothing for children to need either */
+		if (kernel_btf(kernel_btf_path, &kbtf) == 0 &&
+		    kernel_api_set_root_flags(o.st, bpf_object__btf(o.obj), kbtf) < 0)
+			return fail(-EINVAL, reason, "%s: no 8-byte flags in its struct_ops",
+				    obj_path);
+	}
 	o.data = find_map(o.obj, ".data", false);
 	if (o.data && datasec_var(bpf_object__btf(o.obj), ".data", "uei", &off, &size) == 0)
 		o.uei_offset = off;

@@ -264,3 +264,34 @@ int kernel_api_set_enums(struct bpf_object *obj, const char *obj_path, char *ima
 	}
 	return 0;
 }
+
+int kernel_api_set_root_flags(struct bpf_map *st, const struct btf *obj_btf,
+			      const struct btf *kbtf)
+{
+	const struct btf_type *t = btf__type_by_id(obj_btf, bpf_map__btf_value_type_id(st));
+	const struct btf_member *m;
+	unsigned long long flag;
+	unsigned char *data;
+	size_t size = 0;
+
+	if (kernel_enum_value(kbtf, "SCX_OPS_TID_TO_TASK", &flag) < 0)
+		return 0;
+	data = (unsigned char *)bpf_map__initial_value(st, &size);
+	if (!t || !btf_is_struct(t) || !data)
+		return -EINVAL;
+	m = btf_members(t);
+	for (unsigned i = 0; i < btf_vlen(t); i++, m++) {
+		size_t off = btf_member_bit_offset(t, i) / 8;
+		unsigned long long v = 0;
+
+		if (!streq(btf__name_by_offset(obj_btf, m->name_off), "flags"))
+			continue;
+		if (btf__resolve_size(obj_btf, m->type) != 8 || off + 8 > size)
+			return -EINVAL;
+		for (int b = 7; b >= 0; b--)
+			v = v << 8 | data[off + b];
+		write_value(data + off, v | flag, 8);
+		return 0;
+	}
+	return -EINVAL;
+}

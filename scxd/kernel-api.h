@@ -135,3 +135,15 @@ bool kernel_api_has_enum_vars(struct bpf_object *obj);
  */
 int kernel_api_set_enums(struct bpf_object *obj, const char *obj_path, char *image,
 			 size_t image_size, const struct btf *kbtf, char **reason);
+
+struct bpf_map;
+
+/*
+ * Upstream refuses a child that sets SCX_OPS_TID_TO_TASK (scx_qmap does)
+ * under a root without it. Where the kernel's BTF kbtf has the flag, OR
+ * it into the flags of st, the struct_ops map of an object about to be
+ * loaded as root, so that such children can attach below it; the kernel
+ * then keeps its tid table. 0, or -errno when st has no 8-byte flags.
+ */
+int kernel_api_set_root_flags(struct bpf_map *st, const struct btf *obj_btf,
+			      const struct btf *kbtf);

@@ -87,9 +87,13 @@ static const char *exit_kind_name(int kind)
 	case 65: return "unregistered by bpf";
 	case 66: return "unregistered by kernel";
 	case 67: return "sysrq";
+	case 68: return "parent exiting";
+	case 69: return "killed by the parent";
 	case 1024: return "error";
 	case 1025: return "error by bpf";
 	case 1026: return "error: stall";
+	case 1027: return "error: reenqueue limit";
+	case 1028: return "error: rescue overrun";
 	default: return kind >= 1024 ? "error (unknown kind)" : "unknown";
 	}
 }
@@ -513,6 +517,18 @@ static int run(const struct options *o)
 		return 1;
 	if (set_kernel_enums(obj, o->obj_path) < 0)
 		return 1;
+	if (!o->cgroup_dir) {
+		struct btf *kbtf = btf__load_vmlinux_btf();
+
+		/* a root upstream lets children with SCX_OPS_TID_TO_TASK attach */
+		r = kbtf ? kernel_api_set_root_flags(ops_map, bpf_object__btf(obj), kbtf) : 0;
+		btf__free(kbtf);
+		if (r < 0) {
+			fprintf(stderr, "sched-run: %s: no 8-byte flags in its struct_ops\n",
+				o->obj_path);
+			return 1;
+		}
+	}
 
 	r = bpf_object__load(obj);
 	if (r < 0) {

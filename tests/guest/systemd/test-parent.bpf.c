@@ -106,7 +106,9 @@ s32 BPF_STRUCT_OPS(test_parent_sub_attach, struct scx_sub_attach_args *args)
 		if (__sync_val_compare_and_swap(&kids[i].cgid, 0, cgid) == 0) {
 			kids[i].weight = scxd_cgroup_weight_by_id(cgid);
 			kids[i].attached_at = bpf_ktime_get_ns();
-			scxd_grant_lent(cgid);
+			/* upstream, a child has no caps until granted */
+			if (SCXD_CID)
+				scxd_grant_lent(cgid);
 			return 0;
 		}
 	}

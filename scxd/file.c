@@ -35,18 +35,6 @@ static const char *file_type_name(mode_t mode)
 	return "not a regular file";
 }
 
-__attribute__((format(printf, 3, 4)))
-static int refuse(int r, char **reason, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(reason, fmt, ap) < 0)
-		*reason = NULL;
-	va_end(ap);
-	return r;
-}
-
 static int check_fd(int fd, const char *path, bool trusted, struct stat *st, char **reason)
 {
 	if (fstat(fd, st) < 0)

@@ -205,17 +205,6 @@ static int code_uses(char *image, size_t size, const char *sym)
 	return 0;
 }
 
-static int refuse(int r, char **reason, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(reason, fmt, ap) < 0)
-		*reason = NULL;
-	va_end(ap);
-	return r;
-}
-
 static void write_value(unsigned char *p, unsigned long long v, size_t size)
 {
 	for (size_t i = 0; i < size; i++, v >>= 8)

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,4 +69,17 @@ static inline bool streq(const char *a, const char *b)
 static inline bool startswith(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Set *reason (allocated, NULL if out of memory) and return r (-errno). */
+__attribute__((format(printf, 3, 4)))
+static inline int refuse(int r, char **reason, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(reason, fmt, ap) < 0)
+		*reason = NULL;
+	va_end(ap);
+	return r;
 }

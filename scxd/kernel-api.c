@@ -211,15 +211,59 @@ static void write_value(unsigned char *p, unsigned long long v, size_t size)
 		p[i] = v & 0xff;
 }
 
+#define MAX_ENUM_VARS 128
+
+/* The __SCX_* variables of an object, and what the kernel says of each. */
+struct enum_var {
+	const char *name;		/* "__SCX_..." */
+	const struct btf_var_secinfo *vsi;
+	unsigned long long value;
+	int r;				/* 0, -ENOENT, -ERANGE */
+};
+
+/*
+ * Look every variable up in one pass over the kernel's BTF: one lookup
+ * each (kernel_enum_value()) reads the whole BTF per variable, ~46 per
+ * object, which a distribution kernel's BTF and a slow machine make
+ * seconds per object.
+ */
+static void lookup_all(const struct btf *kbtf, struct enum_var *v, size_t n)
+{
+	__u32 types = btf__type_cnt(kbtf);
+
+	for (size_t k = 0; k < n; k++)
+		v[k].r = -ENOENT;
+	for (__u32 id = 1; id < types; id++) {
+		const struct btf_type *t = btf__type_by_id(kbtf, id);
+
+		if (!btf_is_enum(t) && !btf_is_enum64(t))
+			continue;
+		for (unsigned i = 0; i < btf_vlen(t); i++) {
+			unsigned long long value;
+			const char *e = enumerator(kbtf, t, i, &value);
+
+			if (!e || !startswith(e, "SCX_"))
+				continue;
+			for (size_t k = 0; k < n; k++) {
+				if (v[k].r != -ENOENT || !streq(e, v[k].name + 2))
+					continue;
+				v[k].r = btf_is_enum(t) && t->size == 8 ? -ERANGE : 0;
+				v[k].value = value;
+			}
+		}
+	}
+}
+
 int kernel_api_set_enums(struct bpf_object *obj, const char *obj_path, char *image,
 			 size_t image_size, const struct btf *kbtf, char **reason)
 {
 	const struct btf *btf = bpf_object__btf(obj);
 	const struct btf_type *sec = rodata_sec(obj);
 	struct bpf_map *rodata = rodata_map(obj);
+	struct enum_var vars[MAX_ENUM_VARS];
 	const struct btf_var_secinfo *vsi;
 	unsigned char *data;
-	size_t size = 0;
+	size_t size = 0, n = 0;
 
 	*reason = NULL;
 	if (!sec || !rodata)
@@ -228,28 +272,33 @@ int kernel_api_set_enums(struct bpf_object *obj, const char *obj_path, char *ima
 	vsi = btf_var_secinfos(sec);
 	for (unsigned i = 0; i < btf_vlen(sec); i++, vsi++) {
 		const char *name = var_name(btf, vsi);
-		unsigned long long value = 0;
-		int r;
 
 		if (!name || !startswith(name, SCX_ENUM_PREFIX))
 			continue;
 		if (!data || vsi->size > 8 || vsi->offset + vsi->size > size)
 			return refuse(-EINVAL, reason, "%s: %s is not an integer in .rodata",
 				      obj_path, name);
-		r = kernel_enum_value(kbtf, name + 2, &value);
-		if (r == -ENOENT) {
-			r = code_uses(image, image_size, name);
-			if (r == 0)
+		if (n == MAX_ENUM_VARS)
+			return refuse(-E2BIG, reason, "%s: more than %d __SCX_* variables",
+				      obj_path, MAX_ENUM_VARS);
+		vars[n++] = (struct enum_var){ .name = name, .vsi = vsi };
+	}
+	lookup_all(kbtf, vars, n);
+	for (size_t k = 0; k < n; k++) {
+		const char *name = vars[k].name;
+
+		if (vars[k].r == -ENOENT) {
+			if (code_uses(image, image_size, name) == 0)
 				continue;	/* declared, unused: stays 0 */
 			return refuse(-ENOENT, reason,
 				      "%s: uses %s, but the kernel's BTF has no enumerator %s",
 				      obj_path, name, name + 2);
 		}
-		if (r < 0)
-			return refuse(r, reason,
+		if (vars[k].r < 0)
+			return refuse(vars[k].r, reason,
 				      "%s: %s: the kernel's BTF has %s in an 8-byte enum without ENUM64, its upper half lost",
 				      obj_path, name, name + 2);
-		write_value(data + vsi->offset, value, vsi->size);
+		write_value(data + vars[k].vsi->offset, vars[k].value, vars[k].vsi->size);
 	}
 	return 0;
 }

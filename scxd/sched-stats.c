@@ -278,13 +278,13 @@ int sched_caps_parse(const char *text, struct sched_caps *ret, char **error)
 	while (*line) {
 		size_t len = strcspn(line, "\n"), name_len;
 		_cleanup_free_ char *rest = NULL, *why = NULL;
-		const char *name = line;
+		const char *name = line, *sep;
 		int cap;
 
 		line_no++;
 		while (name < line + len && is_blank(*name))
 			name++;
-		name_len = strcspn(name, " \t\n");
+		name_len = strcspn(name, " \t\n:");
 		if (name == line + len) {
 			/* an empty line: only the end of the file may have one */
 		} else if (!valid_cap_name(name, name_len)) {
@@ -292,12 +292,16 @@ int sched_caps_parse(const char *text, struct sched_caps *ret, char **error)
 
 			if (!shown)
 				return -ENOMEM;
-			return set_error(error, "line %u: \"%s\" is not \"NAME CPULIST\"", line_no, shown);
+			return set_error(error, "line %u: \"%s\" is not \"NAME[:] LIST\"", line_no, shown);
 		} else if ((cap = cap_by_name(name, name_len)) >= 0) {
 			if (c.present[cap])
 				return set_error(error, "line %u: %s listed twice", line_no,
 						 sched_cap_names[cap]);
-			rest = strndup(name + name_len, line + len - (name + name_len));
+			/* upstream (7.2 on) writes "NAME: LIST" */
+			sep = name + name_len;
+			if (sep < line + len && *sep == ':')
+				sep++;
+			rest = strndup(sep, line + len - sep);
 			if (!rest)
 				return -ENOMEM;
 			r = cpu_list_parse(rest, &c.cpus[cap], &why);

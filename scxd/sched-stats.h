@@ -12,6 +12,8 @@
  *   CPUs it holds no capability for);
  * - its sysfs "caps" file: one line per capability, "NAME CPULIST" with
  *   the CPU list in the kernel's "%*pbl" form ("0-3,5", empty for none);
+ *   upstream kernels (7.2 on) write "NAME: CIDLIST", the same form over
+ *   cids, which are the CPUs' ids in the cid-form API;
  * - its exit info (struct scx_exit_info as UEI_RECORD() copies it): the
  *   kind, as a stable name for programs and a phrase for people.
  *

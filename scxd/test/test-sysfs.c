@@ -124,6 +124,14 @@ static void test_caps_file(void)
 	CHECK_STREQ(enq, "0-1");
 	sched_caps_done(&c);
 
+	/* upstream's form, scx_attr_caps_show() in 7.3 */
+	CHECK_INTEQ(sched_caps_parse("enq_immed: 0-3\nenq: 0-1\npreempt: \nperf:\n", &c, &error), 0);
+	CHECK(c.present[SCHED_CAP_ENQ_IMMED] && c.cpus[SCHED_CAP_ENQ_IMMED].n == 4);
+	CHECK(c.present[SCHED_CAP_ENQ] && c.cpus[SCHED_CAP_ENQ].n == 2);
+	CHECK(c.present[SCHED_CAP_PREEMPT] && c.cpus[SCHED_CAP_PREEMPT].n == 0);
+	CHECK(c.present[SCHED_CAP_PERF] && c.cpus[SCHED_CAP_PERF].n == 0);
+	sched_caps_done(&c);
+
 	CHECK_INTEQ(sched_caps_parse("", &c, &error), 0);
 	for (int i = 0; i < SCHED_NR_CAPS; i++)
 		CHECK(!c.present[i]);

@@ -485,8 +485,8 @@ static int walk_overlapping(const struct trie *t, size_t node, const struct spli
 	if (k == sp->n)
 		return 0; /* as many components: not an ancestor */
 	r = report_ids(n, fn, userdata);
-	if (r < 0)
-		return r;
+	if (r < 0 || k + 1 == sp->n)
+		return r;	/* the children are as deep as the pattern: none is an ancestor */
 	literal = pattern_component_is_literal(sp->s[k], sp->len[k]);
 	if (literal) {
 		size_t child = trie_child(t, node, sp->s[k], sp->len[k]);

@@ -553,24 +553,283 @@ struct tie_found {
 	bool same;		/* the same pattern, not a tie */
 };
 
-/* Within one group of equal keys, in their order: the first clash of each. */
-static void find_ties(struct policy_entry **v, const struct tie_item *g, size_t n,
-		      struct tie_found *found)
-{
-	for (size_t j = 0; j < n; j++)
-		for (size_t i = 0; i < j; i++) {
-			const struct policy_entry *a = v[g[i].pos], *b = v[g[j].pos];
+/*
+ * Ties within one group of equal tie_key()s, without comparing every pair.
+ *
+ * The members of a group have their literal components in common and, at
+ * each other position, glob components of the same rank: as many '*'s
+ * and literal characters. Two such components can match a common name
+ * only if their heads (the literal characters before the first '*' or
+ * '?') are one a prefix of the other, and likewise their tails (after the
+ * last one) one a suffix of the other. So per glob position the members
+ * are sorted by head and by tail, and the earlier members a member may
+ * tie with are those whose head (or tail) is a prefix (suffix) of its own
+ * or has its own as one: a few ranges of the sorted arrays. The smallest
+ * of these candidate sets is checked in order with the exact test.
+ */
+struct tie_end {
+	const char *s;
+	size_t len;
+	size_t member;
+};
 
-			if (same_target(a, b)) {
-				found[g[j].pos] = (struct tie_found){ g[i].pos, true };
-				break;
-			}
-			if (pattern_specificity_cmp(a->pattern, b->pattern) == 0 &&
-			    pattern_overlap(a->pattern, b->pattern)) {
-				found[g[j].pos] = (struct tie_found){ g[i].pos, false };
-				break;
-			}
+struct tie_side {
+	struct tie_end *v;	/* the group's members by their ends, sorted */
+	bool backward;		/* tails: compared from their last character */
+};
+
+static char end_char(const struct tie_end *e, size_t i, bool backward)
+{
+	return backward ? e->s[e->len - 1 - i] : e->s[i];
+}
+
+/* As strcmp() of the ends as read in their direction; 'prefix': 0 if a starts with b. */
+static int end_cmp(const struct tie_end *a, const struct tie_end *b, bool backward, bool prefix)
+{
+	size_t n = a->len < b->len ? a->len : b->len;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char x = end_char(a, i, backward), y = end_char(b, i, backward);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	if (prefix && a->len >= b->len)
+		return 0;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+static int head_cmp(const void *a, const void *b)
+{
+	return end_cmp(a, b, false, false);
+}
+
+static int tail_cmp(const void *a, const void *b)
+{
+	return end_cmp(a, b, true, false);
+}
+
+/* [*lo, *hi) of side's n ends equal to key (or starting with it, 'prefix'). */
+static void end_range(const struct tie_side *side, size_t n, const struct tie_end *key, bool prefix,
+		      size_t *lo, size_t *hi)
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {		/* the first not below key */
+		size_t m = a + (b - a) / 2;
+
+		if (end_cmp(&side->v[m], key, side->backward, prefix) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	b = n;
+	while (a < b) {		/* the first above it */
+		size_t m = a + (b - a) / 2;
+
+		if (end_cmp(&side->v[m], key, side->backward, prefix) <= 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*hi = a;
+}
+
+/*
+ * Calls fn on the ranges of 'side' whose members' ends are compatible with
+ * key (a prefix of it, or having it as one); returns how many members
+ * they hold.
+ */
+static size_t end_candidates(const struct tie_side *side, size_t n, const struct tie_end *key,
+			     void (*fn)(const struct tie_side *, size_t, size_t, void *), void *userdata)
+{
+	size_t total = 0, lo, hi;
+
+	for (size_t l = 0; l <= key->len; l++) {
+		struct tie_end k = { side->backward ? key->s + key->len - l : key->s, l, 0 };
+
+		end_range(side, n, &k, l == key->len, &lo, &hi);
+		total += hi - lo;
+		if (fn && hi > lo)
+			fn(side, lo, hi, userdata);
+	}
+	return total;
+}
+
+struct tie_collect {
+	size_t *v;
+	size_t n;
+	size_t before;		/* only members before this one */
+};
+
+static void collect_members(const struct tie_side *side, size_t lo, size_t hi, void *userdata)
+{
+	struct tie_collect *c = userdata;
+
+	for (size_t i = lo; i < hi; i++)
+		if (side->v[i].member < c->before)
+			c->v[c->n++] = side->v[i].member;
+}
+
+static int size_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether group members i and j clash; *same: they name the same cgroups. */
+static bool tie_clash(struct policy_entry **v, const struct tie_item *g, size_t i, size_t j,
+		      bool *same)
+{
+	const struct policy_entry *a = v[g[i].pos], *b = v[g[j].pos];
+
+	*same = same_target(a, b);
+	return *same || (pattern_specificity_cmp(a->pattern, b->pattern) == 0 &&
+			 pattern_overlap(a->pattern, b->pattern));
+}
+
+/* The glob components of pattern: their starts and lengths; returns how many. */
+static size_t glob_components(const char *p, const char **s, size_t *len)
+{
+	size_t n = 0;
+
+	while (*p) {
+		size_t l;
+
+		while (*p == '/')
+			p++;
+		l = strcspn(p, "/");
+		if (!l)
+			break;
+		if (!pattern_component_is_literal(p, l) && n < PATTERN_MAX_COMPONENTS) {
+			s[n] = p;
+			len[n++] = l;
 		}
+		p += l;
+	}
+	return n;
+}
+
+static struct tie_end component_end(const char *s, size_t len, size_t member, bool tail)
+{
+	size_t n = 0;
+
+	if (tail) {
+		while (n < len && s[len - 1 - n] != '*' && s[len - 1 - n] != '?')
+			n++;
+		return (struct tie_end){ s + len - n, n, member };
+	}
+	while (n < len && s[n] != '*' && s[n] != '?')
+		n++;
+	return (struct tie_end){ s, n, member };
+}
+
+struct tie_group {
+	size_t n, n_pos;
+	struct tie_side *sides;		/* 2 * n_pos: heads and tails per glob position */
+	struct tie_end *ends;		/* [member][side], as the member's own */
+	size_t *cand;
+};
+
+static void tie_group_done(struct tie_group *t)
+{
+	for (size_t i = 0; t->sides && i < 2 * t->n_pos; i++)
+		free(t->sides[i].v);
+	free(t->sides);
+	free(t->ends);
+	free(t->cand);
+}
+
+static int tie_group_init(struct tie_group *t, struct policy_entry **v, const struct tie_item *g,
+			  size_t n)
+{
+	const char *s[PATTERN_MAX_COMPONENTS];
+	size_t len[PATTERN_MAX_COMPONENTS];
+
+	t->n = n;
+	t->n_pos = glob_components(v[g[0].pos]->pattern, s, len);
+	t->sides = calloc(2 * t->n_pos + 1, sizeof(*t->sides));
+	t->ends = calloc(2 * t->n_pos * n + 1, sizeof(*t->ends));
+	t->cand = calloc(n + 1, sizeof(*t->cand));
+	if (!t->sides || !t->ends || !t->cand)
+		return -ENOMEM;
+	for (size_t k = 0; k < 2 * t->n_pos; k++) {
+		t->sides[k] = (struct tie_side){ calloc(n, sizeof(struct tie_end)), k & 1 };
+		if (!t->sides[k].v)
+			return -ENOMEM;
+	}
+	for (size_t m = 0; m < n; m++) {
+		/* the key fixes the structure: every member has n_pos glob components */
+		if (glob_components(v[g[m].pos]->pattern, s, len) != t->n_pos)
+			return -EINVAL;
+		for (size_t k = 0; k < 2 * t->n_pos; k++) {
+			t->ends[m * 2 * t->n_pos + k] = component_end(s[k / 2], len[k / 2], m, k & 1);
+			t->sides[k].v[m] = t->ends[m * 2 * t->n_pos + k];
+		}
+	}
+	for (size_t k = 0; k < 2 * t->n_pos; k++)
+		qsort(t->sides[k].v, n, sizeof(struct tie_end), (k & 1) ? tail_cmp : head_cmp);
+	return 0;
+}
+
+/*
+ * Member j's first clash among the earlier ones: the first TIE_SCAN in
+ * order (where a policy of many ties finds them), then the smallest
+ * candidate set of the rest.
+ */
+#define TIE_SCAN 8
+
+static void tie_find_one(struct tie_group *t, struct policy_entry **v, const struct tie_item *g,
+			 size_t j, struct tie_found *found)
+{
+	struct tie_collect c = { t->cand, 0, j };
+	size_t best = SIZE_MAX, best_k = 0;
+	bool same;
+
+	for (size_t i = 0; i < j && i < TIE_SCAN; i++)
+		if (tie_clash(v, g, i, j, &same)) {
+			found[g[j].pos] = (struct tie_found){ g[i].pos, same };
+			return;
+		}
+	if (j <= TIE_SCAN)
+		return;
+	for (size_t k = 0; k < 2 * t->n_pos && best; k++) {
+		size_t n = end_candidates(&t->sides[k], t->n, &t->ends[j * 2 * t->n_pos + k], NULL, NULL);
+
+		if (n < best) {
+			best = n;
+			best_k = k;
+		}
+	}
+	if (best == SIZE_MAX)
+		return;	/* no glob: the same pattern, which member 0 has */
+	end_candidates(&t->sides[best_k], t->n, &t->ends[j * 2 * t->n_pos + best_k],
+		       collect_members, &c);
+	qsort(c.v, c.n, sizeof(*c.v), size_cmp);
+	for (size_t i = 0; i < c.n; i++)
+		if (c.v[i] >= TIE_SCAN && tie_clash(v, g, c.v[i], j, &same)) {
+			found[g[j].pos] = (struct tie_found){ g[c.v[i]].pos, same };
+			return;
+		}
+}
+
+/* Within one group of equal keys, in their order: the first clash of each. */
+static int find_ties(struct policy_entry **v, const struct tie_item *g, size_t n,
+		     struct tie_found *found)
+{
+	_cleanup_(tie_group_done) struct tie_group t = {};
+	int r;
+
+	if (n < 2)
+		return 0;
+	r = tie_group_init(&t, v, g, n);
+	if (r < 0)
+		return r;
+	for (size_t j = 1; j < n; j++)
+		tie_find_one(&t, v, g, j, found);
+	return 0;
 }
 
 /*
@@ -602,7 +861,10 @@ static void check_ties(struct parse_ctx *ctx, struct policy_entry **v, size_t n)
 	for (size_t i = 0, end; i < n; i = end) {
 		for (end = i + 1; end < n && streq(items[i].key, items[end].key); end++)
 			;
-		find_ties(v, &items[i], end - i, found);
+		if (find_ties(v, &items[i], end - i, found) < 0) {
+			ctx->error = -ENOMEM;
+			return;
+		}
 	}
 	for (size_t j = 0; j < n; j++) {
 		const struct policy_entry *b = v[j], *a;

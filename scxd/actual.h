@@ -4,8 +4,8 @@
 /*
  * What is there now: the cgroups that exist (cgroupfs), the schedulers the
  * kernel runs (/sys/kernel/sched_ext), and what scxd attached itself
- * (pinned links under bpffs plus a small record per node under /run).
- * Reading only; apply.c changes things.
+ * (pinned links under bpffs plus a small record per node under /run,
+ * record.c). Reading only; apply.c changes things.
  */
 
 #include <stdbool.h>
@@ -13,16 +13,8 @@
 #include <stdint.h>
 
 #include "desired.h"
+#include "paths.h"
 #include "record.h"
-
-struct scxd_paths {
-	const char *cgroup_root;	/* /sys/fs/cgroup */
-	const char *sysfs;		/* /sys/kernel/sched_ext */
-	const char *pin_dir;		/* /sys/fs/bpf/scxd */
-	const char *state_dir;		/* /run/scxd */
-	const char *sched_dir;		/* <libdir>/scxd, or its cid/ on a cid kernel */
-	const char *kernel_btf;		/* the kernel's BTF; NULL: /sys/kernel/btf/vmlinux */
-};
 
 struct cgroup_list {
 	char **paths;		/* "/", "/a", ... relative to the cgroup root */
@@ -31,6 +23,7 @@ struct cgroup_list {
 	size_t *by_path, *by_id;	/* positions sorted, for lookups; NULL: scan */
 };
 
+/* cgroup-list.c: every cgroup below root. */
 int cgroup_scan(const char *root, struct cgroup_list *ret);
 /*
  * cgroup_scan() of a part of the tree: the subtrees of roots (those that
@@ -42,6 +35,10 @@ int cgroup_scan_some(const char *root, const char *const *roots, size_t n_roots,
 /* Sort the lookup indices (cgroup_scan() does); lists built by hand may skip it. */
 int cgroup_list_index(struct cgroup_list *l);
 uint64_t cgroup_list_id(const struct cgroup_list *l, const char *path);
+/* The position of path in the list, SIZE_MAX if it is not there. */
+size_t cgroup_list_find(const struct cgroup_list *l, const char *path);
+/* The list's positions, parents before their children (*ret allocated). */
+int cgroup_list_by_depth(const struct cgroup_list *l, size_t **ret);
 const char *cgroup_list_path(const struct cgroup_list *l, uint64_t id);
 void cgroup_list_done(struct cgroup_list *l);
 
@@ -65,31 +62,27 @@ struct actual_state {
 	bool settling;			/* the root is enabling or disabling */
 };
 
-int actual_read(const struct scxd_paths *paths, const struct cgroup_list *cgroups,
-		struct actual_state *ret);
 /*
- * actual_read() for the cgroups of a cgroup_scan_some() list only: their
- * schedulers in sysfs (found along their ancestors' sysfs directories),
- * their records and pins (by name), and the records of 'gone' cgroups,
- * which had a scheduler and no longer exist. Strays are not looked for.
+ * What a scoped read covers beyond the cgroups of a cgroup_scan_some()
+ * list: the cgroups that had a scheduler and no longer exist, whose
+ * records are looked up too.
  */
-int actual_read_some(const struct scxd_paths *paths, const struct cgroup_list *cgroups,
-		     const char *const *gone, size_t n_gone, struct actual_state *ret);
-void actual_state_done(struct actual_state *a);
-const struct kernel_sched *actual_kernel_sched(const struct actual_state *a, uint64_t cgid);
+struct actual_scope {
+	const char *const *gone;
+	size_t n_gone;
+};
 
 /*
- * The record goes to <state_dir>/nodes/<pin name>.json: written to a
- * temporary file, synced, renamed over the old one.
+ * The schedulers of the listed cgroups in sysfs (found along their
+ * ancestors' sysfs directories), their records and pins (by name). scope
+ * NULL: the whole state, the list being every cgroup; then records and
+ * pins that match no cgroup are strays. Otherwise the records of
+ * scope->gone as well, and strays are not looked for.
  */
-int pin_record_write(const struct scxd_paths *paths, const struct pin_record *rec);
-/* Both the record and one an older scxd left for the cgroup. */
-int pin_record_remove(const struct scxd_paths *paths, const char *cgroup);
-/*
- * The pin directory name of what is attached on cgroup: its pin_name(),
- * or the legacy name an older scxd pinned it under if only that exists.
- */
-int pin_dir_find(const struct scxd_paths *paths, const char *cgroup, char **ret);
+int actual_read(const struct scxd_paths *paths, const struct cgroup_list *cgroups,
+		const struct actual_scope *scope, struct actual_state *ret);
+void actual_state_done(struct actual_state *a);
+const struct kernel_sched *actual_kernel_sched(const struct actual_state *a, uint64_t cgid);
 
 /* For _cleanup_() */
 static inline void cgroup_list_donep(struct cgroup_list *l)

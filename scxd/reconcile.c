@@ -284,7 +284,7 @@ static int reconcile_read(struct daemon *d, const struct reconcile_scope *scope,
 		if (r < 0)
 			return log_error(r, ABOUT(.cgroup = "/"), "%s: cannot walk the cgroup tree: %s",
 					 d->paths.cgroup_root, strerror(-r));
-		r = actual_read(&d->paths, cgroups, actual);
+		r = actual_read(&d->paths, cgroups, NULL, actual);
 	} else {
 		r = cgroup_scan_some(d->paths.cgroup_root, (const char *const *)scope->roots,
 				     scope->n_roots, cgroups);
@@ -304,7 +304,8 @@ static int reconcile_read(struct daemon *d, const struct reconcile_scope *scope,
 				if (!cgroup_list_id(cgroups, d->known.v[i].path))
 					gone[n_gone++] = d->known.v[i].path;
 		}
-		r = actual_read_some(&d->paths, cgroups, gone, n_gone, actual);
+		r = actual_read(&d->paths, cgroups,
+				&(struct actual_scope){ gone, n_gone }, actual);
 	}
 	if (r < 0)
 		return log_error(r, ABOUT(.file = d->paths.sysfs),

@@ -14,12 +14,17 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "file.h"
 #include "record.h"
 #include "sha256.h"
 #include "util.h"
@@ -434,4 +439,186 @@ int pin_record_parse_legacy(const char *buf, size_t len, struct pin_record *ret,
 	*ret = rec;
 	rec = (struct pin_record){ .uei_offset = SIZE_MAX };
 	return 0;
+}
+
+/* ---- the files ---- */
+
+int record_dir(const char *state_dir, char **ret)
+{
+	return asprintf(ret, "%s/nodes", state_dir) < 0 ? -ENOMEM : 0;
+}
+
+static int fsync_dir(const char *dir)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || fsync(fd) < 0)
+		return -errno;
+	return 0;
+}
+
+static int write_all(int fd, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int pin_record_write(const struct scxd_paths *paths, const struct pin_record *rec)
+{
+	_cleanup_free_ char *dir = NULL, *text = NULL, *tmp = NULL, *path = NULL;
+	_cleanup_close_ int fd = -1;
+	char name[PIN_NAME_LEN + 1];
+	int r;
+
+	pin_name(rec->cgroup, name);
+	r = pin_record_format(rec, &text);
+	if (r == 0)
+		r = record_dir(paths->state_dir, &dir);
+	if (r < 0)
+		return r;
+	if (mkdir(paths->state_dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (asprintf(&path, "%s/%s.json", dir, name) < 0 ||
+	    asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, text, strlen(text));
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		return r;
+	}
+	return fsync_dir(dir);
+}
+
+int pin_record_remove(const struct scxd_paths *paths, const char *cgroup)
+{
+	_cleanup_free_ char *dir = NULL, *legacy = pin_name_legacy(cgroup), *path = NULL;
+	char name[PIN_NAME_LEN + 1];
+	int r;
+
+	pin_name(cgroup, name);
+	if (!legacy || record_dir(paths->state_dir, &dir) < 0 ||
+	    asprintf(&path, "%s/%s.json", dir, name) < 0)
+		return -ENOMEM;
+	r = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+	free(path);
+	if (asprintf(&path, "%s/%s", dir, legacy) < 0)
+		return -ENOMEM;
+	if (unlink(path) < 0 && errno != ENOENT && r == 0)
+		r = -errno;
+	return r;
+}
+
+/* The whole file, up to PIN_RECORD_MAX bytes (-EFBIG beyond); regular files only. */
+static int read_record_file(int dir_fd, const char *name, char **ret, size_t *len)
+{
+	_cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EBADF;
+	return file_read_fd(fd, st.st_size > 0 ? (size_t)st.st_size : 0, PIN_RECORD_MAX, ret, len);
+}
+
+__attribute__((format(printf, 3, 4)))
+static int read_fail(int r, char **why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(why, fmt, ap) < 0)
+		*why = NULL;
+	va_end(ap);
+	return r;
+}
+
+int pin_record_read_at(int dir_fd, const char *file, struct pin_record *rec, char **why)
+{
+	_cleanup_free_ char *buf = NULL, *want = NULL;
+	const char *dot = strrchr(file, '.'), *reason = NULL;
+	bool json = dot && streq(dot, ".json");
+	char name[PIN_NAME_LEN + 1];
+	size_t len = 0;
+	int r;
+
+	*why = NULL;
+	if (file[0] == '.' || (dot && !json))
+		return 0; /* temporary files, and names no scxd writes */
+	r = read_record_file(dir_fd, file, &buf, &len);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return read_fail(r, why, "cannot read it: %s", strerror(-r));
+	*rec = (struct pin_record){ .uei_offset = SIZE_MAX };
+	r = json ? pin_record_parse(buf, len, rec, &reason) :
+		   pin_record_parse_legacy(buf, len, rec, &reason);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return read_fail(r, why, "%s", reason);
+	rec->pin = json ? strndup(file, (size_t)(dot - file)) : strdup(file);
+	if (json) {
+		pin_name(rec->cgroup, name);
+		want = strdup(name);
+	} else {
+		want = pin_name_legacy(rec->cgroup);
+	}
+	if (!rec->pin || !want) {
+		pin_record_done(rec);
+		return -ENOMEM;
+	}
+	if (!streq(want, rec->pin)) {
+		r = read_fail(-EINVAL, why, "names cgroup %s, whose record would be %s%s",
+			      rec->cgroup, want, json ? ".json" : "");
+		pin_record_done(rec);
+		return r;
+	}
+	return 1;
+}
+
+bool pin_exists(const struct scxd_paths *paths, const char *name)
+{
+	_cleanup_free_ char *link = NULL;
+
+	return asprintf(&link, "%s/%s/link", paths->pin_dir, name) >= 0 &&
+	       access(link, F_OK) == 0;
+}
+
+int pin_dir_find(const struct scxd_paths *paths, const char *cgroup, char **ret)
+{
+	char name[PIN_NAME_LEN + 1];
+	char *legacy;
+
+	pin_name(cgroup, name);
+	if (!pin_exists(paths, name)) {
+		legacy = pin_name_legacy(cgroup);
+		if (!legacy)
+			return -ENOMEM;
+		if (pin_exists(paths, legacy)) {
+			*ret = legacy;
+			return 0;
+		}
+		free(legacy);
+	}
+	*ret = strdup(name);
+	return *ret ? 0 : -ENOMEM;
 }

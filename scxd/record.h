@@ -3,7 +3,8 @@
 
 /*
  * What scxd keeps about a node it attached, and the names it keeps it
- * under. Pure: text in, text out; actual.c and apply.c do the file work.
+ * under, and their files: written and removed here, read here for
+ * actual.c, which judges what they say.
  *
  * A node's pin directory (/sys/fs/bpf/scxd/<pin>) and its record
  * (/run/scxd/nodes/<pin>.json) are named after the cgroup path by
@@ -16,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "paths.h"
 #include "policy.h"
 
 /* A cgroup path, relative to the cgroup root, is shorter than this. */
@@ -69,3 +71,34 @@ int pin_record_parse_legacy(const char *buf, size_t len, struct pin_record *ret,
 
 bool pin_record_equal(const struct pin_record *a, const struct pin_record *b);
 void pin_record_done(struct pin_record *rec);
+
+/* ---- the files ---- */
+
+/* <state_dir>/nodes: the records. */
+int record_dir(const char *state_dir, char **ret);
+
+/*
+ * The record goes to <state_dir>/nodes/<pin name>.json: written to a
+ * temporary file, synced, renamed over the old one.
+ */
+int pin_record_write(const struct scxd_paths *paths, const struct pin_record *rec);
+/* Both the record and one an older scxd left for the cgroup. */
+int pin_record_remove(const struct scxd_paths *paths, const char *cgroup);
+
+/*
+ * Read the records directory's file 'file' (dir_fd): "<pin name>.json",
+ * or a text record an older scxd left, named by its legacy pin name.
+ * Returns 1 with *rec filled (rec->pin its name); 0 for a name no scxd
+ * writes a record under (temporary files); -ENOMEM; or another -errno
+ * with *why (allocated) saying what is wrong: unreadable, over
+ * PIN_RECORD_MAX, not parsing, or naming a cgroup whose record it is not.
+ */
+int pin_record_read_at(int dir_fd, const char *file, struct pin_record *rec, char **why);
+
+/* Whether <pin_dir>/<name>/link exists. */
+bool pin_exists(const struct scxd_paths *paths, const char *name);
+/*
+ * The pin directory name of what is attached on cgroup: its pin_name(),
+ * or the legacy name an older scxd pinned it under if only that exists.
+ */
+int pin_dir_find(const struct scxd_paths *paths, const char *cgroup, char **ret);

@@ -87,7 +87,7 @@ static int status_json(struct daemon *d, json_t **ret)
 
 	r = cgroup_scan(d->paths.cgroup_root, &cg);
 	if (r >= 0)
-		r = actual_read(&d->paths, &cg, &a);
+		r = actual_read(&d->paths, &cg, NULL, &a);
 	if (r >= 0)
 		r = desired_build(d->policy, (const char *const *)cg.paths, cg.n, &opts, &want);
 	if (r >= 0)
@@ -202,7 +202,7 @@ static int diff_json(struct daemon *d, const char *file, const char *text, size_
 	}
 	r = cgroup_scan(d->paths.cgroup_root, &cg);
 	if (r >= 0)
-		r = actual_read(&d->paths, &cg, &a);
+		r = actual_read(&d->paths, &cg, NULL, &a);
 	if (r >= 0)
 		r = desired_build(p, (const char *const *)cg.paths, cg.n, &opts, &want);
 	if (r >= 0)

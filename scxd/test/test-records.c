@@ -262,7 +262,7 @@ static void test_attached_state_reads_back_and_plans_nothing(void)
 	make_cgroups(&cg);
 	make_desired(&desired);
 
-	CHECK_INTEQ(actual_read(&paths, &cg, &a), 0);
+	CHECK_INTEQ(actual_read(&paths, &cg, NULL, &a), 0);
 	expect_steps(&desired, &a, n_test_cgroups + 1);
 	actual_state_done(&a);
 	fake_sysfs();
@@ -271,7 +271,7 @@ static void test_attached_state_reads_back_and_plans_nothing(void)
 	for (size_t i = 0; i < n_test_cgroups; i++)
 		fake_attach(test_cgroups[i], "fifo", 100 + i);
 
-	CHECK_INTEQ(actual_read(&paths, &cg, &a), 0);
+	CHECK_INTEQ(actual_read(&paths, &cg, NULL, &a), 0);
 	CHECK_INTEQ(a.n_pins, n_test_cgroups + 1);
 	CHECK_INTEQ(a.n_strays, 0);
 	for (size_t i = 0; i < a.n_pins; i++)
@@ -282,7 +282,7 @@ static void test_attached_state_reads_back_and_plans_nothing(void)
 	/* the second reconcile: nothing to do, and the same again after it */
 	expect_steps(&desired, &a, 0);
 	actual_state_done(&a);
-	CHECK_INTEQ(actual_read(&paths, &cg, &a), 0);
+	CHECK_INTEQ(actual_read(&paths, &cg, NULL, &a), 0);
 	expect_steps(&desired, &a, 0);
 	actual_state_done(&a);
 	printf("records: %zu cgroups (longest %zu bytes) written, read back equal, second plan 0 steps\n",
@@ -312,7 +312,7 @@ static void test_unrecorded_pins_find_their_cgroup(void)
 	make_cgroups(&cg);
 	rm_nodes();
 	touch_pin("0123456789abcdef0123456789abcdef");	/* named by no cgroup */
-	CHECK_INTEQ(actual_read(&paths, &cg, &a), 0);
+	CHECK_INTEQ(actual_read(&paths, &cg, NULL, &a), 0);
 	CHECK_INTEQ(a.n_pins, n_test_cgroups + 1);
 	for (size_t i = 0; i < a.n_pins; i++) {
 		CHECK_STREQ(a.pins[i].scheduler, "(unrecorded)");
@@ -360,7 +360,7 @@ static void test_legacy_pins_and_records_are_adopted(void)
 	write_file(f, "cgroup /scxd-demo.slice/web.scope\nscheduler fifo\nops fifo\ncgid 106\nuei 16\n");
 	CHECK(longer && longer[0] == '~');
 
-	CHECK_INTEQ(actual_read(&paths, &cg, &a), 0);
+	CHECK_INTEQ(actual_read(&paths, &cg, NULL, &a), 0);
 	CHECK_INTEQ(a.n_pins, 3);
 	CHECK_INTEQ(a.n_strays, 0);
 	CHECK(sched_tree_find(&a.tree, "/scxd-demo.slice/web.scope"));
@@ -395,7 +395,7 @@ static void test_mismatched_record_is_reported(void)
 	f = join(nodes, "ffffffffffffffffffffffffffffffff.json");
 	write_file(f, "{\"version\":1,\"cgroup\":\"/a\\n");	/* torn */
 
-	CHECK_INTEQ(actual_read(&paths, &cg, &a), 0);
+	CHECK_INTEQ(actual_read(&paths, &cg, NULL, &a), 0);
 	CHECK_INTEQ(a.n_strays, 2);
 	/* the pin is still matched to its cgroup by its name */
 	CHECK_INTEQ(a.n_pins, 1);

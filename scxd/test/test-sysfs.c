@@ -244,7 +244,9 @@ static void test_exit_info(void)
 
 /*
  * A tree like /sys/kernel/sched_ext: the root, a child with delegation
- * files (sub-42) and its own child on an older layout (sub-43, no caps).
+ * files (on cgroup /a) and its own child on an older layout (on /a/b, no
+ * caps). The kernel names a child's directory sub-<cgroup id>, the
+ * cgroup's inode number: the fake cgroups' own.
  */
 static void test_fake_sysfs_tree(void)
 {
@@ -252,18 +254,25 @@ static void test_fake_sysfs_tree(void)
 	struct actual_state a = {};
 	struct scxd_paths paths;
 	char sys[4096], root[4096], c42[4096], c43[4096], cgroups[4096], state[4096], pins[4096];
+	char cg_a[4096], cg_b[4096];
+	uint64_t id_a, id_b;
+	struct stat st;
 	const struct kernel_sched *k;
 	json_t *node;
 
+	snprintf(cgroups, sizeof(cgroups), "%s/cg", tmp);
+	snprintf(cg_a, sizeof(cg_a), "%s/a", cgroups);
+	snprintf(cg_b, sizeof(cg_b), "%s/a/b", cgroups);
+	mkdirs(cg_b);
+	id_a = stat(cg_a, &st) == 0 ? st.st_ino : 0;
+	id_b = stat(cg_b, &st) == 0 ? st.st_ino : 0;
 	snprintf(sys, sizeof(sys), "%s/sys", tmp);
 	snprintf(root, sizeof(root), "%s/root", sys);
-	snprintf(c42, sizeof(c42), "%s/sub/sub-42", root);
-	snprintf(c43, sizeof(c43), "%s/sub/sub-43", c42);
-	snprintf(cgroups, sizeof(cgroups), "%s/cg", tmp);
+	snprintf(c42, sizeof(c42), "%s/sub/sub-%llu", root, (unsigned long long)id_a);
+	snprintf(c43, sizeof(c43), "%s/sub/sub-%llu", c42, (unsigned long long)id_b);
 	snprintf(state, sizeof(state), "%s/state", tmp);
 	snprintf(pins, sizeof(pins), "%s/pins", tmp);
 	mkdirs(c43);
-	mkdirs(cgroups);
 	write_file(sys, "state", "enabled\n");
 	write_file(root, "ops", "scxd_wparent\n");
 	write_file(root, "events", events_without);
@@ -276,25 +285,25 @@ static void test_fake_sysfs_tree(void)
 	paths = (struct scxd_paths){ .cgroup_root = cgroups, .sysfs = sys, .pin_dir = pins,
 				     .state_dir = state };
 	CHECK_INTEQ(cgroup_scan(cgroups, &cg), 0);
-	CHECK_INTEQ(actual_read(&paths, &cg, &a), 0);
+	CHECK_INTEQ(actual_read(&paths, &cg, NULL, &a), 0);
 	CHECK_INTEQ(a.n_kernel, 3);
 	k = actual_kernel_sched(&a, 1);
 	CHECK(k && k->caps == NULL && streq(k->ops, "scxd_wparent"));
-	k = actual_kernel_sched(&a, 42);
+	k = actual_kernel_sched(&a, id_a);
 	CHECK(k && k->caps && strstr(k->caps, "enq 0-1"));
 	node = json_object();
 	CHECK_INTEQ(k ? sched_stats_add_json(node, k->events, k->caps) : -1, 0);
 	CHECK_INTEQ(json_integer_value(json_object_get(node, "rescues")), 3);
 	CHECK_INTEQ(json_array_size(json_object_get(json_object_get(node, "caps"), "enq_immed")), 4);
 	json_decref(node);
-	k = actual_kernel_sched(&a, 43);
+	k = actual_kernel_sched(&a, id_b);
 	CHECK(k && k->caps == NULL && streq(k->ops, "scxd_fifo"));
 	actual_state_done(&a);
 
 	/* garbage in the file: read as it is, refused by the parser, never fatal */
 	write_file(c42, "caps", "enq_immed \x01\xff\n");
-	CHECK_INTEQ(actual_read(&paths, &cg, &a), 0);
-	k = actual_kernel_sched(&a, 42);
+	CHECK_INTEQ(actual_read(&paths, &cg, NULL, &a), 0);
+	k = actual_kernel_sched(&a, id_a);
 	node = json_object();
 	CHECK_INTEQ(k ? sched_stats_add_json(node, k->events, k->caps) : -1, 0);
 	CHECK(json_object_get(node, "caps_error") != NULL);

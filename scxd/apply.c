@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "apply.h"
 #include "file.h"
@@ -319,11 +321,65 @@ int apply_open(const char *obj_path, const char *kernel_btf_path, const struct s
 	return 0;
 }
 
-/* Pin the link and the .data map under the node's directory. */
+/*
+ * Does BTF type @id hold a field the kernel cancels with the map's last
+ * user reference: a struct bpf_timer, bpf_wq or bpf_task_work, at any
+ * depth of structs, unions and arrays?
+ */
+static bool btf_holds_async(const struct btf *btf, __u32 id, unsigned depth)
+{
+	static const char *const async[] = { "bpf_timer", "bpf_wq", "bpf_task_work" };
+	const struct btf_type *t;
+	const char *name;
+
+	if (depth > 8)
+		return false;
+	t = btf__type_by_id(btf, id);
+	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
+		t = btf__type_by_id(btf, t->type);
+	if (!t)
+		return false;
+	if (btf_is_array(t))
+		return btf_holds_async(btf, btf_array(t)->type, depth + 1);
+	if (!btf_is_composite(t))
+		return false;
+	name = btf__name_by_offset(btf, t->name_off);
+	for (size_t i = 0; name && i < ELEMENTSOF(async); i++)
+		if (!strcmp(name, async[i]))
+			return true;
+	for (unsigned i = 0; i < btf_vlen(t); i++)
+		if (btf_holds_async(btf, btf_members(t)[i].type, depth + 1))
+			return true;
+	return false;
+}
+
+/*
+ * Maps whose contents the kernel drops with their last user reference (an
+ * fd or a pin) rather than with the programs using them: a timer, wq or
+ * task_work in a value is cancelled then, a program array emptied. The
+ * link's pin keeps the scheduler's programs and through them its maps, but
+ * not those references: cells' layout timer stopped for good the moment
+ * scxd closed its object. Such maps are pinned beside the link.
+ */
+bool apply_map_needs_pin(const struct bpf_object *obj, const struct bpf_map *map)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	__u32 id = bpf_map__btf_value_type_id(map);
+
+	if (bpf_map__type(map) == BPF_MAP_TYPE_PROG_ARRAY)
+		return true;
+	return btf && id && btf_holds_async(btf, id, 0);
+}
+
+/*
+ * Pin the link, the .data map and the maps that need a user reference
+ * (apply_map_needs_pin(), as "map-NAME": bpffs refuses names with a dot) under the node's directory.
+ */
 static int pin_link(const struct scxd_paths *paths, const char *cgroup, struct bpf_link *link,
 		    struct apply_object *o, char **reason)
 {
 	char dir[4096], pin[4200], name[PIN_NAME_LEN + 1];
+	struct bpf_map *map;
 	int r = 0;
 
 	pin_name(cgroup, name);
@@ -342,6 +398,16 @@ static int pin_link(const struct scxd_paths *paths, const char *cgroup, struct b
 		unlink(pin);
 		if (bpf_map__pin(o->data, pin) < 0)
 			o->uei_offset = SIZE_MAX;
+	}
+	bpf_object__for_each_map(map, o->obj) {
+		if (!apply_map_needs_pin(o->obj, map))
+			continue;
+		snprintf(pin, sizeof(pin), "%s/map-%s", dir, bpf_map__name(map));
+		unlink(pin);
+		r = bpf_map__pin(map, pin);
+		if (r < 0)
+			return fail(r, reason, "cannot pin map %s (it holds timers) at %s: %s",
+				    bpf_map__name(map), pin, strerror(-r));
 	}
 	return 0;
 }
@@ -487,6 +553,18 @@ int apply_load_many(const struct scxd_paths *paths, struct apply_load_job *jobs,
 	return 0;
 }
 
+/* Remove what else is pinned in a detached node's directory, and it. */
+static void unpin_rest(const char *dir)
+{
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			(void) unlinkat(dirfd(d), de->d_name, 0);
+	(void) rmdir(dir);
+}
+
 int apply_detach(const struct scxd_paths *paths, const char *cgroup)
 {
 	char dir[4096], pin[4200];
@@ -504,9 +582,7 @@ int apply_detach(const struct scxd_paths *paths, const char *cgroup)
 	}
 	if (unlink(pin) < 0 && errno != ENOENT)
 		return -errno;
-	snprintf(pin, sizeof(pin), "%s/data", dir);
-	unlink(pin);
-	rmdir(dir);
+	unpin_rest(dir);
 	return pin_record_remove(paths, cgroup);
 }
 

@@ -82,6 +82,16 @@ struct apply_load_job {
 int apply_load_many(const struct scxd_paths *paths, struct apply_load_job *jobs, size_t n,
 		    unsigned workers, void (*tick)(void *), void *userdata);
 
+/*
+ * Whether a map of obj must be pinned for the scheduler to keep working
+ * once scxd closes the object: its values hold timers, wqs or task_works,
+ * or it is a program array (the kernel drops those with the map's last
+ * user reference). apply_commit() pins them beside the link.
+ */
+struct bpf_object;
+struct bpf_map;
+bool apply_map_needs_pin(const struct bpf_object *obj, const struct bpf_map *map);
+
 /* Unpin and detach what scxd attached on cgroup. */
 int apply_detach(const struct scxd_paths *paths, const char *cgroup);
 

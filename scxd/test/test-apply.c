@@ -126,12 +126,49 @@ static void test_child_needs_sub_cgroup_id_in_ops(const char *leaf_obj)
 	sched_node_done(&node);
 }
 
+/*
+ * The maps apply_commit() pins beside the link: those the kernel empties
+ * with their last user reference. In the collection only cells has one,
+ * its layout timer's: unpinned, it stopped as soon as scxd closed the
+ * object, and cells never laid its children out.
+ */
+static void test_timer_maps_are_pinned(const char *dir)
+{
+	static const char *const names[] = { "fifo", "vtime", "lat", "wparent", "pin", "cells" };
+
+	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+		_cleanup_free_ char *path = NULL, *pinned = NULL;
+		struct bpf_object *obj;
+		struct bpf_map *m;
+
+		CHECK(asprintf(&path, "%s/%s.bpf.o", dir, names[i]) > 0);
+		obj = bpf_object__open_file(path, NULL);
+		CHECK(obj != NULL);
+		if (!obj)
+			continue;
+		bpf_object__for_each_map(m, obj)
+			if (apply_map_needs_pin(obj, m)) {
+				char *n = NULL;
+
+				CHECK(asprintf(&n, "%s%s", pinned ?: "", bpf_map__name(m)) > 0);
+				free(pinned);
+				pinned = n;
+			}
+		printf("%s: pins %s\n", names[i], pinned ?: "(no map)");
+		if (streq(names[i], "cells"))
+			CHECK_STREQ(pinned, "timers");
+		else
+			CHECK(pinned == NULL);
+		bpf_object__close(obj);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	char child[4096], leaf[4096];
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s SCHED_DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s SCHED_DIR [COLLECTION_DIR]\n", argv[0]);
 		return 2;
 	}
 	strict_modes = false;
@@ -141,5 +178,7 @@ int main(int argc, char **argv)
 	test_root_leaves_sub_cgroup_id_zero(child);
 	test_unknown_tunable_is_refused(child);
 	test_child_needs_sub_cgroup_id_in_ops(leaf);
+	if (argc > 2)
+		test_timer_maps_are_pinned(argv[2]);
 	return test_main_end("test-apply");
 }

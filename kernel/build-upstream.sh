@@ -8,7 +8,15 @@
 # private apt configuration (lists in the cache, the mirror the host uses
 # for bookworm); the host's apt state and sources are left alone.
 #
-#   kernel/build-upstream.sh [--series 7.3|7.2] [--print-env]
+#   kernel/build-upstream.sh [--series 7.3|7.2] [--debian-image] [--print-env]
+#
+# --debian-image builds no kernel: the BTF comes from Debian's own kernel
+# image (linux-image-amd64's dependency from the same suite, its vmlinuz
+# unpacked with the tree's scripts/extract-vmlinux), libbpf, bpftool and
+# the tools/sched_ext headers from the tree, all in minutes. Its scxd.env
+# (variant debian-<series>) builds the cid-form schedulers and the scxd
+# package for machines that run that kernel (qemu/build-deb OUT none ENV);
+# it has no bzImage for qemu/run.
 #
 # Writes the same kind of scxd.env as kernel/build.sh, for the variant
 # "upstream-<series>", so these work with it:
@@ -36,13 +44,15 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${SCXD_CACHE:-$HOME/.cache/scxd}
 series=7.3
 print_env=0
+debian_image=0
 jobs=${SCXD_JOBS:-$(nproc)}
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--series) series=$2; shift 2 ;;
 	--print-env) print_env=1; shift ;;
-	*) echo "usage: $0 [--series 7.3|7.2] [--print-env]" >&2; exit 2 ;;
+	--debian-image) debian_image=1; shift ;;
+	*) echo "usage: $0 [--series 7.3|7.2] [--debian-image] [--print-env]" >&2; exit 2 ;;
 	esac
 done
 
@@ -60,6 +70,7 @@ die() { printf 'kernel/build-upstream: error: %s\n' "$*" >&2; exit 1; }
 
 pkg=linux-source-$series
 variant=upstream-$series
+[ $debian_image = 0 ] || variant=debian-$series
 fragments=("$repo/kernel/config/guest.config")
 
 mkdir -p "$cache/dl" "$cache/build" "$cache/tools"
@@ -140,6 +151,51 @@ if [ ! -f "$ksrc/.scxd-unpacked" ]; then
 		tar -xJ -C "$ksrc.tmp" --strip-components=1
 	echo "$kver" > "$ksrc.tmp/.scxd-unpacked"
 	mv "$ksrc.tmp" "$ksrc"
+fi
+
+# --- or no kernel build: Debian's own image gives the BTF --------------------
+
+if [ $debian_image = 1 ]; then
+	need_pkgs zstd
+	meta=linux-image-amd64
+	metaver=$(apt-cache "${aptopts[@]}" policy "$meta" 2>/dev/null | awk '/Candidate:/ {print $2}')
+	{ [ -n "$metaver" ] && [ "$metaver" != "(none)" ]; } ||
+		{ apt-get "${aptopts[@]}" update >/dev/null 2>&1 || true
+		  metaver=$(apt-cache "${aptopts[@]}" policy "$meta" 2>/dev/null | awk '/Candidate:/ {print $2}'); }
+	# the versioned image package the metapackage depends on, and the one
+	# with the files behind it (7.3: linux-image-<abi> -> linux-binary-<abi>)
+	kdeps() { apt-cache "${aptopts[@]}" depends "$1" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-\(image\|binary\)-[0-9][^ ]*\).*/\1/p' | head -1; }
+	image=$(kdeps "$meta=$metaver")
+	[ -n "$image" ] || die "no linux-image package behind $meta $metaver in Debian $suite"
+	files=$image
+	for _ in 1 2; do
+		next=$(kdeps "$files")
+		[ -n "$next" ] && [ "$next" != "$files" ] || break
+		files=$next
+	done
+	kbuild=$cache/build/$variant
+	key="$image $metaver"
+	if [ "$(cat "$kbuild/.scxd-key" 2>/dev/null)" != "$key" ] || [ ! -s "$kbuild/vmlinux" ]; then
+		rm -rf "$kbuild" && mkdir -p "$kbuild/deb"
+		log "downloading $files (Debian $suite's kernel, $meta $metaver) for its BTF"
+		(cd "$kbuild/deb" && apt-get "${aptopts[@]}" download "$files" >&2) ||
+			die "apt-get download $files failed"
+		# 7.3's packages keep vmlinuz in /usr/lib/modules/<release>/, older ones in /boot
+		dpkg-deb --fsys-tarfile "$kbuild"/deb/*.deb |
+			tar -x -C "$kbuild/deb" --wildcards './boot/vmlinuz-*' './usr/lib/modules/*/vmlinuz' 2>/dev/null || true
+		vmlinuz=$(find "$kbuild/deb" -name 'vmlinuz*' -type f | head -1)
+		[ -n "$vmlinuz" ] || die "$files has no vmlinuz"
+		sh "$ksrc/scripts/extract-vmlinux" "$vmlinuz" > "$kbuild/vmlinux" ||
+			die "scripts/extract-vmlinux could not unpack $vmlinuz"
+		readelf -S "$kbuild/vmlinux" | grep -q '\.BTF' || die "$image's kernel has no BTF"
+		rm -rf "$kbuild/deb"
+		echo "$key" > "$kbuild/.scxd-key"
+	fi
+	# shellcheck source=kernel/bpf-tools.sh
+	. "$repo/kernel/bpf-tools.sh"
+	scxd_bpf_tools_and_env "$ksrc" "$kbuild" "$cache/tools/$upver-upstream" "${image#linux-image-}" "$variant"
+	exit
 fi
 
 # --- pahole -----------------------------------------------------------------

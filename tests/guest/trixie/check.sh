@@ -25,6 +25,8 @@
 #                      ops, same link ids)
 #   deb-upgrade-adopts dpkg -i of a copy with a bumped version: a new scxd
 #                      adopts the running schedulers (same link ids)
+#   cells-adopted-relayout  the adopted cells still lays its CPUs out
+#                      (its timer outlives the scxd that loaded it)
 #   deb-remove-keeps   apt-get remove: scxd stops, says the schedulers keep
 #                      running, and they do
 #   deb-purge-detaches apt-get purge: detaches them (sched_ext disabled,
@@ -302,6 +304,22 @@ else
 	echo "$out" | tail -8 | sed 's/^/# dpkg: /'
 	diag
 fi
+
+# cells lays its CPUs out again from a timer: the adopted one must still
+# tick (scxd pins its map: the kernel cancels a map's timers with the map's
+# last user reference). A new weight, a new layout.
+caps_of() {	# cgroup path: the child's enq_immed cids
+	id=$(stat -c %i "/sys/fs/cgroup$1")
+	sed -n 's/^enq_immed:* *//p' "$(find $sx/root/sub -type d -name "sub-$id" | head -1)/caps" 2>/dev/null
+}
+c0=$(caps_of "$web_cg")
+echo 300 > "/sys/fs/cgroup$web_cg/cpu.weight"
+i=0
+while [ "$(caps_of "$web_cg")" = "$c0" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+c1=$(caps_of "$web_cg")
+[ "$c1" != "$c0" ] && ok "cells-adopted-relayout (web.scope cpu.weight 100 -> 300 after the upgrade: its cids $c0 -> $c1 in $((i * 200)) ms)" ||
+	nok cells-adopted-relayout "web.scope's cids stayed '$c0' for 10 s after cpu.weight 300: cells' timer is dead?"
+echo 100 > "/sys/fs/cgroup$web_cg/cpu.weight"
 
 tree0=$(tree) seq0=$(cat $sx/enable_seq)
 out=$(DEBIAN_FRONTEND=noninteractive apt-get remove -y scxd 2>&1)

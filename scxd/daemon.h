@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <systemd/sd-event.h>
-#include <time.h>
 
 #include "actual.h"
 #include "control.h"
@@ -109,14 +108,6 @@ struct daemon {
 	unsigned load_workers;		/* objects loaded at once, 1: one by one */
 };
 
-static inline uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* scxd.c */
 void watchdog_ping(struct daemon *d);
 int reload(struct daemon *d);
@@ -146,7 +137,7 @@ void report_rescues(struct daemon *d, const struct actual_state *a,
 		    const struct cgroup_list *cgroups);
 
 /* replies.c */
-int on_control_request(void *userdata, const struct control_peer *peer,
+int on_control_request(void *userdata, struct control_client *c, const struct control_peer *peer,
 		       const char *command, json_t *request, json_t **reply);
 
 /* sources.c */

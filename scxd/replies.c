@@ -255,7 +255,7 @@ static json_t *lines_json(const char *text)
 }
 
 /* A request from scxdctl the peer may make (control.c checked). */
-int on_control_request(void *userdata, const struct control_peer *peer,
+int on_control_request(void *userdata, struct control_client *c, const struct control_peer *peer,
 		       const char *command, json_t *request, json_t **reply)
 {
 	struct daemon *d = userdata;

@@ -81,7 +81,7 @@ static int call(const struct options *o, json_t *request, uint64_t timeout_usec,
 
 	if (!request)
 		return EXIT_FAILED;
-	r = control_call(o->socket_path, request, o->timeout_usec ?: timeout_usec, reply);
+	r = control_call(o->socket_path, request, -1, o->timeout_usec ?: timeout_usec, reply);
 	json_decref(request);
 	if (r < 0) {
 		fprintf(stderr, "scxdctl: %s: %s%s\n", o->socket_path, strerror(-r),

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -60,6 +61,15 @@ static inline void closedirp(DIR **d)
 		(fd) = -1;                   \
 		_fd;                         \
 	})
+
+/* CLOCK_MONOTONIC in microseconds. */
+static inline uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 static inline bool streq(const char *a, const char *b)
 {

@@ -12,6 +12,7 @@
  */
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -70,6 +71,7 @@ struct daemon {
 	gid_t control_group;		/* (gid_t)-1: root only */
 	struct control_server *control;
 	int lock_fd;			/* <state dir>/scxd.lock, flock()ed while we run */
+	int lock_sock;			/* the abstract socket named after the state dir */
 	bool serve_dry_run;		/* --dry-run --serve: run the loop, apply nothing */
 	bool ready;			/* READY=1 sent */
 	uint64_t extend_last;		/* when EXTEND_TIMEOUT_USEC was last sent */
@@ -106,11 +108,32 @@ struct daemon {
 	uint64_t watchdog_usec;		/* WatchdogSec=, 0 if none */
 	uint64_t watchdog_last;		/* when we last pinged it ourselves */
 	unsigned load_workers;		/* objects loaded at once, 1: one by one */
+
+	struct policy_job *jobs;	/* reloads and diffs; the first one runs (policy-worker.c) */
+	bool job_running;
+	pthread_t job_thread;
+	int job_efd;			/* the thread says it is done */
+	sd_event_source *job_source;
 };
 
 /* scxd.c */
 void watchdog_ping(struct daemon *d);
-int reload(struct daemon *d);
+/*
+ * What a load of the policy found (r, diags): logged, then p and catalog
+ * kept (r >= 0), or the load rejected, the old policy kept with 'keep'.
+ * Takes p and catalog either way.
+ */
+int policy_take(struct daemon *d, int r, const struct diag_list *diags, struct policy *p,
+		struct sched_dir_catalog *catalog, bool keep);
+
+/* policy-worker.c: reloads and diffs parsed and checked off the loop */
+int policy_jobs_init(struct daemon *d);
+void policy_jobs_done(struct daemon *d);
+/* c (or NULL: SIGHUP) gets the outcome with control_client_reply(). */
+int policy_job_reload(struct daemon *d, struct control_client *c, pid_t pid);
+/* The main file's text, or fd (a sealed memfd) to read it from. */
+int policy_job_diff(struct daemon *d, struct control_client *c, pid_t pid, const char *name,
+		    const char *text, size_t len, int fd);
 
 /* backoff.c: per cgroup, what failed and when to try again */
 struct backoff *backoff_find(struct daemon *d, const char *cgroup);
@@ -137,6 +160,9 @@ void report_rescues(struct daemon *d, const struct actual_state *a,
 		    const struct cgroup_list *cgroups);
 
 /* replies.c */
+int diff_json(struct daemon *d, const char *file, const struct policy *p, json_t **ret);
+json_t *diff_invalid_json(const struct diag_list *diags);
+json_t *reload_errors_json(struct daemon *d);
 int on_control_request(void *userdata, struct control_client *c, const struct control_peer *peer,
 		       const char *command, json_t *request, json_t **reply);
 

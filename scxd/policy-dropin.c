@@ -117,6 +117,22 @@ static void loaded_files_done(struct loaded_files *l)
 	free(l->texts);
 }
 
+/* Room for n more files. */
+static int loaded_files_grow(struct loaded_files *l, size_t n)
+{
+	struct policy_source *src = realloc(l->src, (l->n + n + 1) * sizeof(*src));
+	char **texts;
+
+	if (!src)
+		return -ENOMEM;
+	l->src = src;
+	texts = realloc(l->texts, (l->n + n + 1) * sizeof(*texts));
+	if (!texts)
+		return -ENOMEM;
+	l->texts = texts;
+	return 0;
+}
+
 static int load_one(struct loaded_files *l, const char *path, struct diag_list *diags)
 {
 	_cleanup_free_ char *why = NULL, *text = NULL, *copy = strdup(path);
@@ -135,12 +151,12 @@ static int load_one(struct loaded_files *l, const char *path, struct diag_list *
 	return 0;
 }
 
-int policy_load(const char *file, struct sched_catalog *catalog,
-		struct diag_list *diags, struct policy **ret)
+/* The drop-ins of file's policy.d after what files holds already, and the whole parsed. */
+static int load_dropins(struct loaded_files *files, const char *file, struct sched_catalog *catalog,
+			struct diag_list *diags, struct policy **ret)
 {
 	_cleanup_free_ char *dir = policy_dropin_dir(file);
 	_cleanup_(name_list_done) struct name_list names = {};
-	_cleanup_(loaded_files_done) struct loaded_files files = {};
 	int r;
 
 	if (!dir)
@@ -148,20 +164,48 @@ int policy_load(const char *file, struct sched_catalog *catalog,
 	r = list_dropins(dir, diags, &names);
 	if (r < 0)
 		return r;
-	files.src = calloc(names.n + 1, sizeof(*files.src));
-	files.texts = calloc(names.n + 1, sizeof(*files.texts));
-	if (!files.src || !files.texts)
-		return -ENOMEM;
-	r = load_one(&files, file, diags);
+	r = loaded_files_grow(files, names.n);
 	for (size_t i = 0; i < names.n && r >= 0; i++) {
 		_cleanup_free_ char *path = NULL;
 
 		if (asprintf(&path, "%s/%s", dir, names.v[i]) < 0)
 			return -ENOMEM;
-		r = load_one(&files, path, diags);
+		r = load_one(files, path, diags);
 	}
 	if (r < 0)
 		return r;
-	return policy_parse_files(files.src, files.n, catalog, diags, ret);
+	return policy_parse_files(files->src, files->n, catalog, diags, ret);
 }
 
+int policy_load(const char *file, struct sched_catalog *catalog,
+		struct diag_list *diags, struct policy **ret)
+{
+	_cleanup_(loaded_files_done) struct loaded_files files = {};
+	int r = loaded_files_grow(&files, 1);
+
+	if (r == 0)
+		r = load_one(&files, file, diags);
+	if (r < 0)
+		return r;
+	return load_dropins(&files, file, catalog, diags, ret);
+}
+
+int policy_load_text(const char *file, const char *name, const char *text, size_t len,
+		     struct sched_catalog *catalog, struct diag_list *diags, struct policy **ret)
+{
+	_cleanup_(loaded_files_done) struct loaded_files files = {};
+	char *copy = strdup(name), *t = malloc(len + 1);
+	int r = loaded_files_grow(&files, 1);
+
+	if (r < 0 || !copy || !t) {
+		free(copy);
+		free(t);
+		return -ENOMEM;
+	}
+	memcpy(t, text, len);
+	t[len] = '\0';
+	files.src[0] = (struct policy_source){ copy, t, len };
+	files.texts[0] = t;
+	files.n = 1;
+	return load_dropins(&files, file, catalog, diags, ret);
+}

@@ -102,6 +102,14 @@ int policy_load(const char *file, struct sched_catalog *catalog,
 		struct diag_list *diags, struct policy **ret);
 
 /*
+ * policy_load() with the main file's text given (scxdctl diff sends it),
+ * errors in it named 'name': the drop-ins are file's, as a reload of file
+ * reads them.
+ */
+int policy_load_text(const char *file, const char *name, const char *text, size_t len,
+		     struct sched_catalog *catalog, struct diag_list *diags, struct policy **ret);
+
+/*
  * The entry that wins for a cgroup path, NULL if none matches. The
  * validator guarantees there are no ties (were there one, the entry
  * listed first would win). Looked up in p->index: the cost follows the

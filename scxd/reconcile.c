@@ -15,6 +15,7 @@
 #include "apply.h"
 #include "daemon.h"
 #include "desired.h"
+#include "escape.h"
 #include "log.h"
 #include "message-id.h"
 #include "util.h"
@@ -419,10 +420,14 @@ int reconcile(struct daemon *d, bool dry_run)
 		d->counters.scoped_reconciles++;
 	d->last_steps = plan.n;
 	if (dry_run) {
-		for (size_t i = 0; i < plan.n; i++)
+		for (size_t i = 0; i < plan.n; i++) {
+			/* whoever may make cgroups picks these bytes: escaped for the terminal */
+			_cleanup_free_ char *cgroup = escape_text(plan.steps[i].node->cgroup);
+
 			printf("%s %s %s (%s)\n", plan_op_name(plan.steps[i].op),
-			       plan.steps[i].node->cgroup, plan.steps[i].node->scheduler,
+			       cgroup ?: "?", plan.steps[i].node->scheduler,
 			       plan_reason_name(plan.steps[i].reason));
+		}
 		fflush(stdout);
 		return 0;
 	}

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "file.h"
 #include "record.h"
 #include "sha256.h"
@@ -128,15 +129,9 @@ static int set_new(json_t *o, const char *key, json_t *v)
 
 static json_t *hex_string(const char *s)
 {
-	size_t n = strlen(s);
-	_cleanup_free_ char *hex = malloc(2 * n + 1);
+	_cleanup_free_ char *hex = hex_encode(s);
 
-	if (!hex)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		sprintf(hex + 2 * i, "%02x", (unsigned char)s[i]);
-	hex[2 * n] = '\0';
-	return json_string(hex);
+	return hex ? json_string(hex) : NULL;
 }
 
 static int format_cgroup(json_t *o, const char *cgroup)
@@ -194,31 +189,6 @@ static int fail(const char **why, const char *what)
 	return -EINVAL;
 }
 
-static int unhex(const char *hex, char **ret)
-{
-	size_t n = strlen(hex);
-	char *out;
-
-	if (n % 2)
-		return -EINVAL;
-	out = malloc(n / 2 + 1);
-	if (!out)
-		return -ENOMEM;
-	for (size_t i = 0; i < n / 2; i++) {
-		unsigned v;
-
-		if (sscanf(hex + 2 * i, "%2x", &v) != 1 || !v || !strchr("0123456789abcdefABCDEF", hex[2 * i]) ||
-		    !strchr("0123456789abcdefABCDEF", hex[2 * i + 1])) {
-			free(out);
-			return -EINVAL;
-		}
-		out[i] = (char)v;
-	}
-	out[n / 2] = '\0';
-	*ret = out;
-	return 0;
-}
-
 static int parse_cgroup(json_t *o, struct pin_record *rec, const char **why)
 {
 	json_t *s = json_object_get(o, "cgroup"), *h = json_object_get(o, "cgroup_hex");
@@ -227,7 +197,7 @@ static int parse_cgroup(json_t *o, struct pin_record *rec, const char **why)
 	if (json_is_string(s))
 		rec->cgroup = strdup(json_string_value(s));
 	else if (!s && json_is_string(h)) {
-		r = unhex(json_string_value(h), &rec->cgroup);
+		r = hex_decode(json_string_value(h), &rec->cgroup);
 		if (r == -EINVAL)
 			return fail(why, "\"cgroup_hex\" is not the hex of a path");
 		if (r < 0)

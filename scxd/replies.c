@@ -12,6 +12,7 @@
 
 #include "daemon.h"
 #include "desired.h"
+#include "escape.h"
 #include "log.h"
 #include "sched-json.h"
 #include "util.h"
@@ -42,16 +43,21 @@ static json_t *status_node(struct daemon *d, const struct sched_node *want,
 	else
 		state = "pending";
 
-	o = json_pack("{s:s, s:I, s:s, s:I, s:s}", "cgroup", n->cgroup, "cgroup_id", (json_int_t)cgid,
+	o = json_pack("{s:I, s:s, s:I, s:s}", "cgroup_id", (json_int_t)cgid,
 		      "scheduler", n->scheduler, "depth", (json_int_t)n->depth, "state", state);
-	if (!o)
-		return NULL;
+	if (!o || json_set_cgroup(o, "cgroup", n->cgroup) < 0) {
+		json_decref(o);
+		return NULL;	/* out of memory: status fails as a whole */
+	}
 	if (have)
 		json_object_set_new(o, "running", json_string(have->scheduler));
-	if (blocker && want)
-		json_object_set_new(o, "blocked_by",
-				    json_pack("{s:s, s:s}", "cgroup", blocker->cgroup,
-					      "scheduler", blocker->scheduler));
+	if (blocker && want) {
+		json_t *by = json_pack("{s:s}", "scheduler", blocker->scheduler);
+
+		if (by)
+			json_set_cgroup(by, "cgroup", blocker->cgroup);
+		json_object_set_new(o, "blocked_by", by);
+	}
 	if (streq(state, "backoff")) {
 		uint64_t now = now_usec();
 
@@ -59,7 +65,9 @@ static json_t *status_node(struct daemon *d, const struct sched_node *want,
 				    json_pack("{s:I, s:I, s:s*}", "failures", (json_int_t)b->failures,
 					      "retry_in_sec",
 					      (json_int_t)(b->retry_at > now ? (b->retry_at - now) / 1000000 : 0),
-					      "last_error", b->reason));
+					      "last_error", NULL));
+		if (b->reason)
+			json_object_set_new(json_object_get(o, "backoff"), "last_error", json_text(b->reason));
 	}
 	if (b && b->last_exit) {
 		json_t *e = sched_exit_json(b->last_exit);
@@ -110,14 +118,14 @@ static int status_json(struct daemon *d, json_t **ret)
 			json_array_append_new(nodes, status_node(d, NULL, &a.tree.nodes[i], NULL, &a, &cg));
 	ignored = json_array();
 	for (size_t i = 0; i < a.n_strays; i++)
-		json_array_append_new(ignored, json_string(a.strays[i]));
+		json_array_append_new(ignored, json_text(a.strays[i]));
 	o = json_pack("{s:i, s:{s:s, s:i, s:s, s:I, s:s, s:s, s:o*}, s:o, s:o, "
 			   "s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
 		      "schema", SCXD_STATUS_SCHEMA,
 		      "daemon", "version", SCXD_VERSION, "pid", (int)getpid(),
 		      "policy", d->policy_file, "policy_entries", (json_int_t)d->policy->n_entries,
 		      "kernel", kernel_api_support_name(d->api), "kernel_api", kernel_api_name(d->api),
-		      "last_reload_error", d->reload_error ? json_string(d->reload_error) : NULL,
+		      "last_reload_error", json_text(d->reload_error),
 		      "nodes", nodes,
 		      "ignored", ignored,
 		      "counters",
@@ -166,40 +174,71 @@ static json_t *diags_json(const struct diag_list *diags)
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < diags->n; i++)
-		json_array_append_new(a, json_string(diags->lines[i]));
+		json_array_append_new(a, json_text(diags->lines[i]));
 	return a;
 }
 
-/*
- * What a reload with this policy text would do now: the plan against the
- * cgroups and schedulers there are, per cgroup (a detach and an attach of
- * the same cgroup are one "replace").
- */
-static int diff_json(struct daemon *d, const char *file, const char *text, size_t len,
-		     json_t **ret)
+static int step_by_cgroup_cmp(const void *x, const void *y, void *userdata)
 {
-	_cleanup_(sched_dir_catalog_freep) struct sched_dir_catalog *catalog = NULL;
-	_cleanup_(diag_list_donep) struct diag_list diags = {};
-	_cleanup_(policy_freep) struct policy *p = NULL;
+	const struct plan *plan = userdata;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	int r = strcmp(plan->steps[a].node->cgroup, plan->steps[b].node->cgroup);
+
+	return r ? r : a < b ? -1 : a > b;
+}
+
+/*
+ * For each step, the other step of the same cgroup with the other op (a
+ * replace is a detach and an attach), or SIZE_MAX: neighbours once the
+ * steps are sorted by cgroup.
+ */
+static size_t *plan_pairs(const struct plan *plan)
+{
+	_cleanup_free_ size_t *order = calloc(plan->n + 1, sizeof(*order));
+	size_t *other = calloc(plan->n + 1, sizeof(*other));
+
+	if (!order || !other) {
+		free(other);
+		return NULL;
+	}
+	for (size_t i = 0; i < plan->n; i++) {
+		order[i] = i;
+		other[i] = SIZE_MAX;
+	}
+	qsort_r(order, plan->n, sizeof(*order), step_by_cgroup_cmp, (void *)plan);
+	for (size_t k = 0; k + 1 < plan->n; k++) {
+		const struct plan_step *a = &plan->steps[order[k]], *b = &plan->steps[order[k + 1]];
+
+		if (a->op != b->op && streq(a->node->cgroup, b->node->cgroup)) {
+			other[order[k]] = order[k + 1];
+			other[order[k + 1]] = order[k];
+		}
+	}
+	return other;
+}
+
+json_t *diff_invalid_json(const struct diag_list *diags)
+{
+	return json_pack("{s:b, s:s, s:o}", "ok", 0, "error", "the policy is not valid",
+			 "errors", diags_json(diags));
+}
+
+/*
+ * What a reload with policy p would do now: the plan against the cgroups
+ * and schedulers there are, per cgroup (a detach and an attach of the
+ * same cgroup are one "replace").
+ */
+int diff_json(struct daemon *d, const char *file, const struct policy *p, json_t **ret)
+{
 	_cleanup_(cgroup_list_donep) struct cgroup_list cg = {};
 	_cleanup_(actual_state_donep) struct actual_state a = {};
 	_cleanup_(desired_result_donep) struct desired_result want = {};
 	_cleanup_(plan_donep) struct plan plan = {};
+	_cleanup_free_ size_t *other = NULL;
 	struct desired_opts opts = { .api = d->api };
 	json_t *changes, *o;
 	int r;
 
-	r = sched_dir_catalog_new_for(d->sched_base, d->api, &catalog);
-	if (r < 0)
-		return r;
-	r = policy_parse(file, text, len, sched_dir_catalog_base(catalog), &diags, &p);
-	if (r >= 0)
-		r = desired_check_kernel(p, d->api, &diags);
-	if (r < 0) {
-		*ret = json_pack("{s:b, s:s, s:o}", "ok", 0, "error", "the policy is not valid",
-				 "errors", diags_json(&diags));
-		return *ret ? 0 : -ENOMEM;
-	}
 	r = cgroup_scan(d->paths.cgroup_root, &cg);
 	if (r >= 0)
 		r = actual_read(&d->paths, &cg, NULL, &a);
@@ -209,32 +248,35 @@ static int diff_json(struct daemon *d, const char *file, const char *text, size_
 		r = plan_build(&want.tree, &a.tree, &plan);
 	if (r < 0)
 		return r;
+	other = plan_pairs(&plan);
+	if (!other)
+		return -ENOMEM;
 
 	changes = json_array();
 	for (size_t i = 0; i < plan.n; i++) {
 		const struct plan_step *s = &plan.steps[i];
 		const char *cgroup = s->node->cgroup;
-		const struct plan_step *other = NULL;
 
-		for (size_t j = 0; j < plan.n; j++)
-			if (j != i && plan.steps[j].op != s->op && streq(plan.steps[j].node->cgroup, cgroup))
-				other = &plan.steps[j];
-		if (other && s->op == PLAN_DETACH)
+		if (other[i] != SIZE_MAX && s->op == PLAN_DETACH)
 			continue;	/* said with its attach */
-		if (other)
-			o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "cgroup", cgroup, "action", "replace",
-				      "scheduler", s->node->scheduler, "from", other->node->scheduler,
-				      "reason", plan_reason_name(s->reason));
-		else
-			o = json_pack("{s:s, s:s, s:s, s:s}", "cgroup", cgroup,
-				      "action", plan_op_name(s->op), "scheduler", s->node->scheduler,
-				      "reason", plan_reason_name(s->reason));
+		o = json_pack("{s:s, s:s, s:s}", "action", other[i] != SIZE_MAX ? "replace" : plan_op_name(s->op),
+			      "scheduler", s->node->scheduler, "reason", plan_reason_name(s->reason));
+		if (o && json_set_cgroup(o, "cgroup", cgroup) < 0) {
+			json_decref(o);
+			return -ENOMEM;
+		}
+		if (o && other[i] != SIZE_MAX)
+			json_object_set_new(o, "from", json_string(plan.steps[other[i]].node->scheduler));
 		json_array_append_new(changes, o);
 	}
 	o = json_array();
-	for (size_t i = 0; i < plan.n_blocked; i++)
-		json_array_append_new(o, json_pack("{s:s, s:s}", "cgroup", plan.blocked[i]->cgroup,
-						   "scheduler", plan.blocked[i]->scheduler));
+	for (size_t i = 0; i < plan.n_blocked; i++) {
+		json_t *b = json_pack("{s:s}", "scheduler", plan.blocked[i]->scheduler);
+
+		if (b)
+			json_set_cgroup(b, "cgroup", plan.blocked[i]->cgroup);
+		json_array_append_new(o, b);
+	}
 	*ret = json_pack("{s:s, s:I, s:o, s:o}", "policy", file, "entries", (json_int_t)p->n_entries,
 			 "changes", changes, "blocked", o);
 	return *ret ? 0 : -ENOMEM;
@@ -250,7 +292,7 @@ static json_t *lines_json(const char *text)
 	if (!copy || !a)
 		return a;
 	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-		json_array_append_new(a, json_string(l));
+		json_array_append_new(a, json_text(l));
 	return a;
 }
 
@@ -281,25 +323,25 @@ int on_control_request(void *userdata, struct control_client *c, const struct co
 	}
 	if (streq(command, "diff")) {
 		json_t *text = json_object_get(request, "policy");
-		const char *file = json_string_value(json_object_get(request, "file"));
+		const char *file = json_string_value(json_object_get(request, "file")) ?: "(policy)";
+		int fd = control_client_take_fd(c);
 
-		if (!json_is_string(text)) {
-			*reply = json_pack("{s:b, s:s}", "ok", 0, "error", "diff needs \"policy\" (the file's text)");
+		if (fd < 0 && !json_is_string(text)) {
+			*reply = json_pack("{s:b, s:s}", "ok", 0, "error",
+					   "diff needs the policy: a sealed memfd, or \"policy\" (the file's text)");
 			return *reply ? 0 : -ENOMEM;
 		}
-		return diff_json(d, file ?: "(policy)", json_string_value(text),
-				 json_string_length(text), reply);
+		/* the answer comes once the policy is parsed and checked, off the loop */
+		return policy_job_diff(d, c, peer->pid, file, fd >= 0 ? NULL : json_string_value(text),
+				       json_string_length(text), fd);
 	}
 	/* reload */
 	log_info(ABOUT(.file = d->policy_file), "scxdctl reload (pid %d): reloading %s",
 		 (int)peer->pid, d->policy_file);
-	r = reload(d);
-	if (r < 0)
-		*reply = json_pack("{s:b, s:s, s:o}", "ok", 0,
-				   "error", "policy rejected, the running policy stays",
-				   "errors", lines_json(d->reload_error));
-	else
-		*reply = json_pack("{s:s, s:I}", "policy", d->policy_file,
-				   "entries", (json_int_t)d->policy->n_entries);
-	return *reply ? 0 : -ENOMEM;
+	return policy_job_reload(d, c, peer->pid);
+}
+
+json_t *reload_errors_json(struct daemon *d)
+{
+	return lines_json(d->reload_error);
 }

@@ -31,10 +31,14 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
@@ -46,6 +50,7 @@
 #include "log.h"
 #include "policy.h"
 #include "sched-info.h"
+#include "sha256.h"
 #include "strict.h"
 #include "util.h"
 
@@ -118,37 +123,24 @@ static int policy_rejected(struct daemon *d, int r, bool keep)
 	return r;
 }
 
-/*
- * Load and validate the policy. With 'keep' a failure keeps what runs:
- * the errors are logged and the old policy and catalog stay. The errors
- * are kept in d->reload_error for scxdctl reload, status and STATUS=.
- */
-static int load_policy(struct daemon *d, bool keep)
+int policy_take(struct daemon *d, int r, const struct diag_list *diags, struct policy *p,
+		struct sched_dir_catalog *catalog, bool keep)
 {
-	_cleanup_(sched_dir_catalog_freep) struct sched_dir_catalog *catalog = NULL;
-	_cleanup_(diag_list_donep) struct diag_list diags = {};
-	_cleanup_(policy_freep) struct policy *p = NULL;
-	int r;
+	_cleanup_(sched_dir_catalog_freep) struct sched_dir_catalog *c = catalog;
+	_cleanup_(policy_freep) struct policy *policy = p;
 
 	free(d->reload_error);
 	d->reload_error = NULL;
-	r = sched_dir_catalog_new_for(d->sched_base, d->api, &catalog);
-	if (r < 0)
-		return log_error(r, ABOUT(.file = d->policy_file), "out of memory");
-	r = policy_load(d->policy_file, sched_dir_catalog_base(catalog), &diags, &p);
-	if (r >= 0)	/* what this kernel cannot run is refused like any error */
-		r = desired_check_kernel(p, d->api, &diags);
-	for (size_t i = 0; i < diags.n; i++)
-		log_error(0, ABOUT(.file = d->policy_file), "%s", diags.lines[i]);
+	for (size_t i = 0; i < diags->n; i++)
+		log_error(0, ABOUT(.file = d->policy_file), "%s", diags->lines[i]);
 	if (r < 0) {
-		policy_error_from_diags(d, r, &diags);
+		policy_error_from_diags(d, r, diags);
 		return policy_rejected(d, r, keep);
 	}
-
 	policy_free(d->policy);
 	sched_dir_catalog_free(d->catalog);
-	d->policy = TAKE_PTR(p);
-	d->catalog = TAKE_PTR(catalog);
+	d->policy = TAKE_PTR(policy);
+	d->catalog = TAKE_PTR(c);
 	d->log_notes = true;
 	log_info(ABOUT(.file = d->policy_file, .message_id = keep ? SCXD_MESSAGE_RELOAD_APPLIED : NULL),
 		 "%s: policy loaded, %zu entries (%zu drop-ins)", d->policy_file,
@@ -156,33 +148,26 @@ static int load_policy(struct daemon *d, bool keep)
 	return 0;
 }
 
-/*
- * Reload the policy and apply it. systemd hears RELOADING=1 (with the
- * time, as it asks) and READY=1 once the outcome is known; scxdctl reload
- * gets the outcome in its reply.
- */
-int reload(struct daemon *d)
+/* The policy at start, in the loop's stead: there is no loop yet. */
+static int load_policy(struct daemon *d)
 {
+	_cleanup_(diag_list_donep) struct diag_list diags = {};
+	struct sched_dir_catalog *catalog = NULL;
+	struct policy *p = NULL;
 	int r;
 
-	sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, now_usec());
-	r = load_policy(d, true);
+	r = sched_dir_catalog_new_for(d->sched_base, d->api, &catalog);
 	if (r < 0)
-		d->counters.reloads_rejected++;
-	else
-		d->counters.reloads++;
-	if (r == 0) {
-		scope_set_full(&d->pending);
-		reconcile(d, d->serve_dry_run);
-	}
-	else
-		notify_send_status(d);
-	sd_notify(false, "READY=1");
-	return r;
+		return log_error(r, ABOUT(.file = d->policy_file), "out of memory");
+	r = policy_load(d->policy_file, sched_dir_catalog_base(catalog), &diags, &p);
+	if (r >= 0)	/* what this kernel cannot run is refused like any error */
+		r = desired_check_kernel(p, d->api, &diags);
+	return policy_take(d, r, &diags, p, catalog, false);
 }
 
 static void daemon_done(struct daemon *d)
 {
+	policy_jobs_done(d);
 	backoffs_done(d);
 	free(d->blocked_reported);
 	free(d->strays_reported);
@@ -201,16 +186,63 @@ static void daemon_done(struct daemon *d)
 	path_set_done(&d->known);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
+	if (d->lock_sock >= 0)
+		close(d->lock_sock);
 	policy_free(d->policy);
 	sched_dir_catalog_free(d->catalog);
 }
 
 /*
+ * The lock that outlives the state directory: an abstract unix socket
+ * named after the state directory's path (its SHA-256), bound for as
+ * long as scxd runs. Removing the directory, and the lock file with it,
+ * does not free the name: a second scxd for the same path finds it taken,
+ * and asks the holder's pid of the socket (SO_PEERCRED).
+ */
+static int instance_name_lock(struct daemon *d, pid_t *holder)
+{
+	_cleanup_free_ char *dir = realpath(d->paths.state_dir, NULL);
+	_cleanup_close_ int fd = -1, probe = -1;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	uint8_t hash[SHA256_DIGEST_SIZE];
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	socklen_t sa_len;
+	int n;
+
+	if (!dir)
+		return -errno;
+	sha256(dir, strlen(dir), hash);
+	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "scxd/");
+	for (size_t i = 0; i < 16; i++)
+		n += snprintf(sa.sun_path + 1 + n, sizeof(sa.sun_path) - 1 - n, "%02x", hash[i]);
+	sa_len = offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sa_len) < 0) {
+		if (errno != EADDRINUSE)
+			return -errno;
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		*holder = 0;
+		if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sa_len) == 0 &&
+		    getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+			*holder = cred.pid;
+		return -EBUSY;
+	}
+	if (listen(fd, 4) < 0)
+		return -errno;
+	d->lock_sock = TAKE_FD(fd);
+	return 0;
+}
+
+/*
  * Take <state dir>/scxd.lock: an flock() on an fd kept open for as long as
  * scxd runs (the kernel drops it when the process dies, however it dies),
- * with the holder's pid written in the file for the next one's message.
- * Returns -EBUSY with *holder set when another scxd has it; the caller
- * then leaves the control socket, which is the other one's, alone.
+ * with the holder's pid written in the file for the next one's message,
+ * and the name lock above. Returns -EBUSY with *holder set when another
+ * scxd has either; the caller then leaves the control socket, which is the
+ * other one's, alone.
  */
 static int instance_lock(struct daemon *d, pid_t *holder)
 {
@@ -218,12 +250,15 @@ static int instance_lock(struct daemon *d, pid_t *holder)
 	_cleanup_close_ int fd = -1;
 	char buf[32];
 	ssize_t n;
-	int len;
+	int len, r;
 
 	if (asprintf(&path, "%s/scxd.lock", d->paths.state_dir) < 0)
 		return -ENOMEM;
 	if (mkdir(d->paths.state_dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
+	r = instance_name_lock(d, holder);
+	if (r < 0)
+		return r;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -errno;
@@ -354,6 +389,8 @@ int main(int argc, char **argv)
 		.load_workers = LOAD_WORKERS_DEFAULT,
 		.resync_usec = RESYNC_DEFAULT_SEC * 1000000ULL,
 		.lock_fd = -1,
+		.lock_sock = -1,
+		.job_efd = -1,
 		.control_group = (gid_t)-1,
 	};
 	const char *check = NULL, *describe_name = NULL, *control_group = NULL;
@@ -364,6 +401,12 @@ int main(int argc, char **argv)
 	bool dry_run = false;
 	int c, r;
 
+	/*
+	 * Buffers of a few MiB (control requests, policy texts) come and go:
+	 * a fixed threshold keeps them mmap()ed, so that freeing one gives its
+	 * memory back instead of raising glibc's threshold and keeping it.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	while ((c = getopt_long(argc, argv, "p:s:vh", options, NULL)) >= 0) {
 		switch (c) {
 		case 'p': d.policy_file = optarg; break;
@@ -377,7 +420,12 @@ int main(int argc, char **argv)
 		case OPT_SYSFS: d.paths.sysfs = optarg; break;
 		case OPT_NO_STRICT: strict_modes = false; break;
 		case OPT_SUB_SCHED:	/* the older spelling: yes is cpu, no root-only */
-			kernel_api = streq(optarg, "yes") ? "cpu" : streq(optarg, "no") ? "root-only" : optarg;
+			if (!streq(optarg, "yes") && !streq(optarg, "no")) {
+				fprintf(stderr, "scxd: --sub-sched=%s: not yes or no (or use --kernel-api=)\n",
+					optarg);
+				return 2;
+			}
+			kernel_api = streq(optarg, "yes") ? "cpu" : "root-only";
 			break;
 		case OPT_KERNEL_API: kernel_api = optarg; break;
 		case OPT_BTF: d.paths.kernel_btf = optarg; break;
@@ -452,7 +500,7 @@ int main(int argc, char **argv)
 	if (asprintf(&control, "%s/control", d.paths.state_dir) < 0)
 		return 1;
 	d.control_path = control;
-	if (load_policy(&d, false) < 0) {
+	if (load_policy(&d) < 0) {
 		log_error(0, ABOUT(.file = d.policy_file), "%s: no valid policy, exiting", d.policy_file);
 		return 1;
 	}

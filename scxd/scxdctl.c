@@ -14,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "check.h"
 #include "control.h"
+#include "escape.h"
 #include "file.h"
 #include "sched-json.h"
 #include "sched-stats.h"
@@ -74,14 +76,15 @@ static void help(void)
 
 /* ---- talking to scxd ---- */
 
-static int call(const struct options *o, json_t *request, uint64_t timeout_usec, json_t **reply)
+static int call_fd(const struct options *o, json_t *request, int fd, uint64_t timeout_usec,
+		   json_t **reply)
 {
 	const char *error, *code;
 	int r;
 
 	if (!request)
 		return EXIT_FAILED;
-	r = control_call(o->socket_path, request, -1, o->timeout_usec ?: timeout_usec, reply);
+	r = control_call(o->socket_path, request, fd, o->timeout_usec ?: timeout_usec, reply);
 	json_decref(request);
 	if (r < 0) {
 		fprintf(stderr, "scxdctl: %s: %s%s\n", o->socket_path, strerror(-r),
@@ -98,11 +101,21 @@ static int call(const struct options *o, json_t *request, uint64_t timeout_usec,
 		json_t *e;
 		size_t i;
 
-		fprintf(stderr, "scxdctl: %s\n", error ?: "scxd refused the request");
-		json_array_foreach(json_object_get(*reply, "errors"), i, e)
-			fprintf(stderr, "%s\n", json_string_value(e) ?: "?");
+		_cleanup_free_ char *why = escape_text(error ?: "scxd refused the request");
+
+		fprintf(stderr, "scxdctl: %s\n", why ?: "?");
+		json_array_foreach(json_object_get(*reply, "errors"), i, e) {
+			_cleanup_free_ char *line = escape_text(json_string_value(e) ?: "?");
+
+			fprintf(stderr, "%s\n", line ?: "?");
+		}
 	}
 	return code && streq(code, "permission-denied") ? EXIT_DENIED : EXIT_FAILED;
+}
+
+static int call(const struct options *o, json_t *request, uint64_t timeout_usec, json_t **reply)
+{
+	return call_fd(o, request, -1, timeout_usec, reply);
 }
 
 static void print_json(const json_t *j)
@@ -127,6 +140,24 @@ static int reply_done(const struct options *o, json_t *reply, int ret)
 static const char *str(const json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key)) ?: "";
+}
+
+/*
+ * A member for the terminal: its raw bytes (from "<key>_hex" when scxd
+ * sent them so: escape.h) with control characters and what is not UTF-8
+ * escaped. Whoever may make cgroups picks a cgroup's bytes. The text
+ * lives until a few more calls.
+ */
+static const char *term(const json_t *o, const char *key)
+{
+	static char *ring[8];
+	static unsigned next;
+	_cleanup_free_ char *raw = json_get_cgroup((json_t *)o, key);
+	char **slot = &ring[next++ % ELEMENTSOF(ring)];
+
+	free(*slot);
+	*slot = escape_text(raw ?: "");
+	return *slot ?: "?";
 }
 
 static json_int_t num(const json_t *o, const char *key)
@@ -211,16 +242,16 @@ static void print_node(const json_t *n)
 	char text[600], indent[32];
 
 	if (streq(state, "foreign"))
-		snprintf(text, sizeof(text), "foreign (%s, not attached by scxd)", running);
+		snprintf(text, sizeof(text), "foreign (%s, not attached by scxd)", term(n, "running"));
 	else if (streq(state, "blocked")) {
 		const json_t *b = json_object_get(n, "blocked_by");
 
-		if (streq(str(b, "cgroup"), str(n, "cgroup")))
+		if (streq(term(b, "cgroup"), term(n, "cgroup")))
 			snprintf(text, sizeof(text), "blocked: runs %s, not attached by scxd",
-				 str(b, "scheduler"));
+				 term(b, "scheduler"));
 		else
 			snprintf(text, sizeof(text), "blocked: below %.200s, which runs %s, not attached by scxd",
-				 str(b, "cgroup"), str(b, "scheduler"));
+				 term(b, "cgroup"), term(b, "scheduler"));
 	}
 	else if (streq(state, "replace"))
 		snprintf(text, sizeof(text), "attached as %s, to be replaced", running);
@@ -231,13 +262,13 @@ static void print_node(const json_t *n)
 
 		snprintf(text, sizeof(text), "backoff: %" JSON_INTEGER_FORMAT " failures, retry in %"
 			 JSON_INTEGER_FORMAT " s, last: %.400s", num(b, "failures"),
-			 num(b, "retry_in_sec"), *str(b, "last_error") ? str(b, "last_error") : "?");
+			 num(b, "retry_in_sec"), *str(b, "last_error") ? term(b, "last_error") : "?");
 	} else
 		snprintf(text, sizeof(text), "%s", state);
 
 	snprintf(indent, sizeof(indent), "%*s", (int)(2 * (depth < 8 ? depth : 8)), "");
-	printf("%s%-*s %-10s %s\n", indent, (int)(40 - strlen(indent)), str(n, "cgroup"),
-	       str(n, "scheduler"), text);
+	printf("%s%-*s %-10s %s\n", indent, (int)(40 - strlen(indent)), term(n, "cgroup"),
+	       term(n, "scheduler"), text);
 	print_last_exit(indent, json_object_get(n, "last_exit"));
 	print_caps(indent, n);
 	print_delegation(indent, n);
@@ -393,11 +424,19 @@ static int cmd_list(const struct options *o)
 
 /* ---- diff, reload ---- */
 
-/* The policy file's text, read here with the caller's rights: scxd gets bytes, not a path. */
-static int read_policy(const char *file, char **ret, size_t *ret_len)
+/*
+ * The policy file, read here with the caller's rights, into a sealed
+ * memfd: scxd gets bytes that cannot change nor block, not a path, and
+ * reads them off its loop, up to the size a policy file may have.
+ */
+static int policy_memfd(const char *file)
 {
 	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	_cleanup_close_ int mfd = -1;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0, done = 0;
 	struct stat st;
+	int r;
 
 	if (fd < 0)
 		return -errno;
@@ -405,40 +444,56 @@ static int read_policy(const char *file, char **ret, size_t *ret_len)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	/* room for the request around the text */
-	return file_read_fd(fd, st.st_size, CONTROL_REQUEST_MAX - 4096, ret, ret_len);
+	r = file_read_fd(fd, st.st_size, FILE_POLICY_MAX, &text, &len);
+	if (r < 0)
+		return r;
+	mfd = memfd_create("scxd-policy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (mfd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t n = write(mfd, text + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		done += n;
+	}
+	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+		return -errno;
+	return TAKE_FD(mfd);
 }
 
 static int cmd_diff(const struct options *o, const char *file)
 {
-	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int fd = policy_memfd(file);
 	json_t *reply = NULL, *c;
-	size_t len = 0, i;
+	size_t i;
 	int r;
 
-	r = read_policy(file, &text, &len);
-	if (r < 0) {
+	if (fd < 0) {
 		fprintf(stderr, "scxdctl: %s: %s\n", file,
-			r == -EINVAL ? "not a regular file" : strerror(-r));
+			fd == -EINVAL ? "not a regular file" :
+			fd == -EFBIG ? "larger than a policy file may be" : strerror(-fd));
 		return EXIT_FAILED;
 	}
-	r = call(o, json_pack("{s:s, s:s, s:s%}", "command", "diff", "file", file, "policy", text, len),
-		 READ_TIMEOUT_USEC, &reply);
+	r = call_fd(o, json_pack("{s:s, s:o}", "command", "diff", "file", json_text(file)), fd,
+		    READ_TIMEOUT_USEC, &reply);
 	if (r != EXIT_OK || o->json)
 		return reply_done(o, reply, r);
 	json_array_foreach(json_object_get(reply, "changes"), i, c) {
 		const char *action = str(c, "action");
 
 		if (streq(action, "replace"))
-			printf("replace %s: %s -> %s (%s)\n", str(c, "cgroup"), str(c, "from"),
-			       str(c, "scheduler"), str(c, "reason"));
+			printf("replace %s: %s -> %s (%s)\n", term(c, "cgroup"), term(c, "from"),
+			       term(c, "scheduler"), str(c, "reason"));
 		else
-			printf("%s %s: %s (%s)\n", action, str(c, "cgroup"), str(c, "scheduler"),
+			printf("%s %s: %s (%s)\n", action, term(c, "cgroup"), term(c, "scheduler"),
 			       str(c, "reason"));
 	}
 	json_array_foreach(json_object_get(reply, "blocked"), i, c)
 		printf("blocked %s: %s (a scheduler scxd did not attach runs there)\n",
-		       str(c, "cgroup"), str(c, "scheduler"));
+		       term(c, "cgroup"), term(c, "scheduler"));
 	if (json_array_size(json_object_get(reply, "changes")) == 0)
 		printf("no changes: a reload with %s would leave every cgroup as it is\n", file);
 	return reply_done(o, reply, r);
@@ -481,7 +536,21 @@ int main(int argc, char **argv)
 		case 'S': o.socket_path = optarg; break;
 		case 's': o.sched_dir = optarg; break;
 		case 'j': o.json = true; break;
-		case 't': o.timeout_usec = strtoull(optarg, NULL, 10) * 1000000ULL; break;
+		case 't': {
+			char *end = NULL;
+			unsigned long long sec;
+
+			errno = 0;
+			sec = strtoull(optarg, &end, 10);
+			if (errno || !end || *end || end == optarg || *optarg == '-' ||
+			    sec > 7 * 24 * 3600) {
+				fprintf(stderr, "scxdctl: --timeout: \"%s\" is not a number of seconds up to a week\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o.timeout_usec = sec * 1000000ULL;
+			break;
+		}
 		case 256: strict_modes = false; break;
 		case 257: printf("scxdctl %s\n", SCXD_VERSION); return EXIT_OK;
 		case 258: kernel_api = optarg; break;

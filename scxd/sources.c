@@ -205,7 +205,9 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 {
 	log_info(ABOUT(.file = ((struct daemon *)userdata)->policy_file), "SIGHUP: reloading %s",
 		 ((struct daemon *)userdata)->policy_file);
-	reload(userdata);
+	if (policy_job_reload(userdata, NULL, 0) < 0)
+		log_error(-ENOMEM, ABOUT(.file = ((struct daemon *)userdata)->policy_file),
+			  "SIGHUP: out of memory; keeping the running policy");
 	return 0;
 }
 
@@ -400,6 +402,10 @@ int setup_events(struct daemon *d)
 	else
 		sd_event_add_io(d->event, NULL, fd, EPOLLIN, on_uevent, d);
 
+	r = policy_jobs_init(d);
+	if (r < 0)
+		return log_error(r, ABOUT(.file = d->policy_file), "cannot set up the policy worker: %s",
+				 strerror(-r));
 	r = control_server_new(d->event, d->control_path, d->control_group, on_control_request, d,
 			       &d->control);
 	if (r < 0)

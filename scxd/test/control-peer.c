@@ -4,6 +4,10 @@
  *   control-peer idle SOCKET N SECONDS   open N connections, send nothing,
  *                                        keep them SECONDS; prints "open N"
  *                                        once they are connected
+ *   control-peer partial SOCKET N BYTES SECONDS
+ *                                        open N connections, send BYTES of an
+ *                                        unfinished request on each, keep them
+ *                                        SECONDS, close; prints "sent N"
  *   control-peer raw SOCKET TEXT         send TEXT as the request, print the
  *                                        reply as it came
  *   control-peer notify PATH SECONDS     be systemd's NOTIFY_SOCKET at PATH:
@@ -45,6 +49,40 @@ static int idle(const char *path, int n, int seconds)
 	printf("open %d\n", n);
 	fflush(stdout);
 	sleep(seconds);
+	return 0;
+}
+
+static int partial(const char *path, int n, size_t bytes, int seconds)
+{
+	char *junk = malloc(bytes);
+	int *fds = calloc(n, sizeof(int));
+
+	if (!junk || !fds)
+		return 1;
+	memset(junk, ' ', bytes);
+	for (int i = 0; i < n; i++) {
+		size_t done = 0;
+
+		fds[i] = connect_to(path);
+		if (fds[i] < 0) {
+			fprintf(stderr, "control-peer: %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		while (done < bytes) {
+			ssize_t k = send(fds[i], junk + done, bytes - done, MSG_NOSIGNAL);
+
+			if (k <= 0)
+				break;
+			done += k;
+		}
+	}
+	printf("sent %d\n", n);
+	fflush(stdout);
+	sleep(seconds);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+	free(junk);
 	return 0;
 }
 
@@ -100,10 +138,12 @@ int main(int argc, char **argv)
 {
 	if (argc == 5 && strcmp(argv[1], "idle") == 0)
 		return idle(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc == 6 && strcmp(argv[1], "partial") == 0)
+		return partial(argv[2], atoi(argv[3]), strtoul(argv[4], NULL, 10), atoi(argv[5]));
 	if (argc == 4 && strcmp(argv[1], "raw") == 0)
 		return raw(argv[2], argv[3]);
 	if (argc == 4 && strcmp(argv[1], "notify") == 0)
 		return notify(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: control-peer idle SOCKET N SECONDS | raw SOCKET TEXT | notify PATH SECONDS\n");
+	fprintf(stderr, "usage: control-peer idle SOCKET N SECONDS | partial SOCKET N BYTES SECONDS | raw SOCKET TEXT | notify PATH SECONDS\n");
 	return 2;
 }

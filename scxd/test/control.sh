@@ -3,9 +3,9 @@
 # on a fake cgroup tree and sysfs: the daemon's loop, socket and state
 # reading, nothing applied). Glue for meson test; the peers that misbehave
 # are control-peer.c.
-# Usage: control.sh SCXD SCXDCTL CONTROL_PEER SCHED_DIR POLICY VERSION
+# Usage: control.sh SCXD SCXDCTL CONTROL_PEER SCHED_DIR POLICY VERSION POLICY_GEN
 set -u
-scxd=$1 ctl=$2 peer=$3 sched_dir=$4 policy_src=$5 version=$6
+scxd=$1 ctl=$2 peer=$3 sched_dir=$4 policy_src=$5 version=$6 policy_gen=$7
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
@@ -48,6 +48,18 @@ stop_scxd() {
 # --- versions -----------------------------------------------------------------
 check "scxd --version is the project's ($version)" [ "$("$scxd" --version)" = "scxd $version" ]
 check "scxdctl --version is the project's ($version)" [ "$("$ctl" --version)" = "scxdctl $version" ]
+
+# --- numeric and boolean options: exit 2, not a default in disguise -------------
+"$ctl" -S "$sock" -t abc status >/dev/null 2>&1
+check "scxdctl -t abc exits 2 (got $?)" [ $? = 2 ]
+"$ctl" -S "$sock" -t -1 status >/dev/null 2>&1
+check "scxdctl -t -1 exits 2 (got $?)" [ $? = 2 ]
+"$ctl" -S "$sock" -t 5x status >/dev/null 2>&1
+check "scxdctl -t 5x exits 2 (got $?)" [ $? = 2 ]
+out=$("$scxd" --sub-sched=maybe --check "$policy_src" --sched-dir "$sched_dir" --no-strict-modes 2>&1)
+rc=$?
+check "scxd --sub-sched=maybe exits 2 naming the option (got $rc: $out)" \
+	bash -c '[ "$1" = 2 ] && grep -q -- "--sub-sched=maybe" <<<"$2"' _ "$rc" "$out"
 
 # --- list: the scheduler objects, their roles and tunables, no daemon needed ---
 list=$("$ctl" -s "$sched_dir" --kernel-api=cpu list)
@@ -195,6 +207,57 @@ cp "$tmp/good.json" "$tmp/policy.json"
 out=$("$ctl" -S "$sock" reload 2>&1)
 check "reload of a good policy exits 0 (exit $?: $out)" [ $? = 0 ]
 
+# --- diff off the loop: a large policy does not keep status waiting -------------
+"$policy_gen" globs-one-dir 99999 >"$tmp/big.json"
+t0=$(now_ms)
+"$scxd" --check "$tmp/big.json" --sched-dir "$sched_dir" --no-strict-modes --kernel-api=cpu >/dev/null
+t_check=$(($(now_ms) - t0))
+"$ctl" -S "$sock" diff "$tmp/big.json" >"$tmp/big.out" 2>&1 &
+diff_pid=$!
+max=0 n=0
+while kill -0 "$diff_pid" 2>/dev/null; do
+	t0=$(now_ms)
+	"$ctl" -S "$sock" status >/dev/null 2>&1 || max=99999
+	t=$(($(now_ms) - t0)) n=$((n + 1))
+	[ $t -gt $max ] && max=$t
+done
+wait "$diff_pid"
+rc=$?
+echo "# diff of $(stat -c %s "$tmp/big.json") bytes (99 999 globs; --check takes $t_check ms): exit $rc; $n status calls meanwhile, the slowest $max ms"
+check "diff of a $(($(stat -c %s "$tmp/big.json") / 1000000)) MB policy (over the old 2 MiB request limit) is accepted (exit $rc)" [ $rc = 0 ]
+check "status answers within 500 ms while scxd parses it ($n calls, slowest $max ms)" [ $n -gt 0 -a $max -lt 500 ]
+
+# --- diff merges the drop-ins as reload does -------------------------------------
+mkdir -p "$tmp/policy.d"
+printf '{"version": 1, "entries": [{"cgroup": "/workload/*", "scheduler": "fifo"}]}\n' >"$tmp/policy.d/10-fifo.json"
+"$ctl" -S "$sock" reload >/dev/null
+d=$("$ctl" -S "$sock" diff "$tmp/policy.json")
+st=$("$ctl" -S "$sock" status)
+echo "$d" | grep workload | sed 's/^/# diff with a drop-in: /'
+check "diff reads the drop-ins as reload does: /workload/a stays fifo" \
+	bash -c 'grep -q "^attach /workload/a: fifo" <<<"$1" && ! grep -q "/workload/a: lat" <<<"$1"' _ "$d"
+check "and status agrees: /workload/a fifo" grep -Eq "^ +/workload/a +fifo " <<<"$st"
+rm -r "$tmp/policy.d"
+"$ctl" -S "$sock" reload >/dev/null
+
+# --- a cgroup's bytes: every cgroup in status, escaped for the terminal ----------
+bad=$'bad\xff\x01name'
+mkdir "$tmp/cg/workload/$bad"
+hex=$(printf '%s' "/workload/$bad" | od -An -tx1 | tr -d ' \n')
+js=$("$ctl" -S "$sock" --json status)
+check "status --json: the non-UTF-8 cgroup is there, its bytes in cgroup_hex" \
+	grep -q "\"cgroup_hex\": \"$hex\"" <<<"$js"
+check "status --json: and its name escaped" grep -Fq '"cgroup": "/workload/bad\\xff\\x01name"' <<<"$js"
+st=$("$ctl" -S "$sock" status)
+check "status: the cgroup escaped for the terminal" grep -Fq '/workload/bad\xff\x01name' <<<"$st"
+check "status: no control character reaches the terminal" bash -c '! LC_ALL=C grep -q "[[:cntrl:]]" <<<"$1"' _ "$(tr -d '\n\t' <<<"$st")"
+dr=$("$scxd" --dry-run --no-strict-modes --sub-sched=yes --policy "$tmp/policy.json" \
+	--sched-dir "$sched_dir" --cgroup-root "$tmp/cg" --sysfs "$tmp/sys" --pin-dir "$tmp/pins" \
+	--state-dir "$tmp/dry-state" 2>/dev/null)
+check "--dry-run: the cgroup escaped, no control character" \
+	bash -c 'grep -Fq "attach /workload/bad\xff\x01name lat" <<<"$1" && ! LC_ALL=C grep -q "[[:cntrl:]]" <<<"$(tr -d "\n" <<<"$1")"' _ "$dr"
+rmdir "$tmp/cg/workload/$bad"
+
 # --- one instance --------------------------------------------------------------
 "$scxd" --dry-run --serve --no-strict-modes --sub-sched=yes --policy "$tmp/policy.json" \
 	--sched-dir "$sched_dir" --cgroup-root "$tmp/cg" --sysfs "$tmp/sys" \
@@ -206,6 +269,22 @@ check "a second scxd exits 3 naming the first one's pid ($scxd_pid)" [ $? = 0 ]
 "$ctl" -S "$sock" status >/dev/null
 check "the first scxd's socket still answers (exit $?)" [ $? = 0 ]
 check "the lock file holds the first one's pid" [ "$(cat "$tmp/state/scxd.lock")" = "$scxd_pid" ]
+# the state directory removed under the first one: the lock holds all the same
+"$scxd" --dry-run --serve --no-strict-modes --sub-sched=yes --policy "$tmp/policy.json" \
+	--sched-dir "$sched_dir" --cgroup-root "$tmp/cg" --sysfs "$tmp/sys" \
+	--pin-dir "$tmp/pins" --state-dir "$tmp/state3" >/dev/null 2>"$tmp/third.err" &
+third=$!
+pids+=("$third")
+for _ in $(seq 100); do [ -S "$tmp/state3/control" ] && break; sleep 0.05; done
+rm -rf "$tmp/state3"
+timeout 10 "$scxd" --dry-run --serve --no-strict-modes --sub-sched=yes --policy "$tmp/policy.json" \
+	--sched-dir "$sched_dir" --cgroup-root "$tmp/cg" --sysfs "$tmp/sys" \
+	--pin-dir "$tmp/pins" --state-dir "$tmp/state3" >/dev/null 2>"$tmp/fourth.err"
+rc=$?
+echo "# after rm -rf of the state directory, a second scxd: exit $rc: $(cat "$tmp/fourth.err")"
+check "state directory removed: a second scxd still exits 3 naming the first ($third)" \
+	bash -c '[ "$1" = 3 ] && grep -q "another scxd (pid $2)" "$3"' _ "$rc" "$third" "$tmp/fourth.err"
+kill "$third" 2>/dev/null
 
 # --- who may ask what ----------------------------------------------------------
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
@@ -238,6 +317,37 @@ else
 	as 65534 100 "$ctl" -S "$sock" status >/dev/null 2>&1
 	check "a non-member cannot read status: exit 4 (got $?)" [ $? = 4 ]
 	check "root may still reload" "$ctl" -S "$sock" reload
+
+	# --- nobody's connections keep root out -------------------------------------
+	as 65534 65534 "$peer" idle "$sock" 64 8 >"$tmp/idle64.out" 2>&1 &
+	idle_pid=$!
+	pids+=("$idle_pid")
+	for _ in $(seq 100); do grep -q open "$tmp/idle64.out" && break; sleep 0.05; done
+	sleep 0.3
+	fails=0
+	for _ in $(seq 10); do "$ctl" -S "$sock" reload >/dev/null 2>&1 || fails=$((fails + 1)); done
+	echo "# root's reload with 64 idle connections of uid 65534 open: $fails of 10 failed"
+	check "64 idle connections of a control-group member: root's reload fails 0 of 10 (got $fails)" [ $fails = 0 ]
+	as 65534 65534 "$ctl" -S "$sock" -t 2 status >/dev/null 2>&1
+	check "that uid's next connection is closed unanswered: exit 3 (got $?)" [ $? = 3 ]
+	n=$(grep -c "too many this uid's connections open" "$tmp/scxd.err")
+	check "the refusals are logged at most once per 10 s ($n lines for 56+ refusals)" [ "$n" -le 2 ]
+	kill "$idle_pid" 2>/dev/null
+
+	# --- the memory of closed connections is returned -----------------------------
+	rss() { awk '/^VmRSS:/ {print $2}' "/proc/$scxd_pid/status"; }
+	rss0=$(rss)
+	"$peer" partial "$sock" 15 2000000 2 >"$tmp/partial.out" 2>&1 &
+	part_pid=$!
+	pids+=("$part_pid")
+	for _ in $(seq 100); do grep -q sent "$tmp/partial.out" && break; sleep 0.05; done
+	rss1=$(rss)
+	wait "$part_pid"
+	sleep 0.5
+	rss2=$(rss)
+	echo "# scxd RSS: ${rss0} kB before, ${rss1} kB with 15 partial 2 MB requests, ${rss2} kB after they closed"
+	check "15 partial 2 MB requests: their memory is returned once they close (${rss0} -> ${rss1} -> ${rss2} kB)" \
+		[ $((rss2 - rss0)) -lt 8192 ]
 fi
 stop_scxd
 check "a stopped scxd removed its own socket" [ ! -e "$sock" ]

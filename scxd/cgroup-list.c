@@ -101,6 +101,18 @@ static int cgroup_list_start(const char *root, int *root_fd, struct stat *st,
 	return cgroup_list_add(l, slash, st->st_ino);
 }
 
+/* A walk's end: the list indexed and handed over, unless it failed (r < 0). */
+static int cgroup_list_finish(struct cgroup_list *l, int r, struct cgroup_list *ret)
+{
+	if (r == 0)
+		r = cgroup_list_index(l);
+	if (r < 0)
+		return r;
+	*ret = *l;
+	*l = (struct cgroup_list){};
+	return 0;
+}
+
 int cgroup_scan(const char *root, struct cgroup_list *ret)
 {
 	_cleanup_(cgroup_list_done) struct cgroup_list l = {};
@@ -112,13 +124,7 @@ int cgroup_scan(const char *root, struct cgroup_list *ret)
 	r = cgroup_list_start(root, &root_fd, &st, &l);
 	for (size_t i = 0; r == 0 && i < l.n; i++)
 		r = scan_dir(root_fd, st.st_dev, &l, i);
-	if (r == 0)
-		r = cgroup_list_index(&l);
-	if (r < 0)
-		return r;
-	*ret = l;
-	l = (struct cgroup_list){};
-	return 0;
+	return cgroup_list_finish(&l, r, ret);
 }
 
 /*
@@ -182,13 +188,7 @@ int cgroup_scan_some(const char *root, const char *const *roots, size_t n_roots,
 		for (size_t i = first; r == 0 && added && i < l.n; i++)
 			r = scan_dir(root_fd, st.st_dev, &l, i);
 	}
-	if (r == 0)
-		r = cgroup_list_index(&l);
-	if (r < 0)
-		return r;
-	*ret = l;
-	l = (struct cgroup_list){};
-	return 0;
+	return cgroup_list_finish(&l, r, ret);
 }
 
 /* qsort_r() orders positions by the list's paths or ids. */

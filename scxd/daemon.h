@@ -160,6 +160,9 @@ void report_rescues(struct daemon *d, const struct actual_state *a,
 		    const struct cgroup_list *cgroups);
 
 /* replies.c */
+/* The catalog of the kernel's objects (*catalog, even on failure) and name's entry in it. */
+int describe_lookup(struct daemon *d, const char *name, struct sched_dir_catalog **catalog,
+		    const struct sched_info **ret, const char **reason);
 int diff_json(struct daemon *d, const char *file, const struct policy *p, json_t **ret);
 json_t *diff_invalid_json(const struct diag_list *diags);
 json_t *reload_errors_json(struct daemon *d);

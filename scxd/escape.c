@@ -89,17 +89,6 @@ char *hex_encode(const char *s)
 	return hex;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int hex_decode(const char *hex, char **ret)
 {
 	size_t n = strlen(hex);
@@ -111,7 +100,7 @@ int hex_decode(const char *hex, char **ret)
 	if (!out)
 		return -ENOMEM;
 	for (size_t i = 0; i < n / 2; i++) {
-		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+		int hi = unhexchar(hex[2 * i]), lo = unhexchar(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0 || (hi | lo) == 0) {
 			free(out);

@@ -85,17 +85,6 @@ static int record(struct walker *w, const char *suffix, unsigned line, unsigned 
 	return 0;
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decode the four hex digits after "\u" (cursor on the 'u') into UTF-8. */
 static size_t decode_u_escape(struct walker *w, char out[4])
 {
@@ -105,7 +94,7 @@ static size_t decode_u_escape(struct walker *w, char out[4])
 		int h;
 
 		advance(w);
-		h = at_end(w) ? -1 : hex_value(w->s[w->i]);
+		h = at_end(w) ? -1 : unhexchar(w->s[w->i]);
 		if (h < 0)
 			return 0;
 		cp = cp << 4 | h;

@@ -148,18 +148,27 @@ static int status_json(struct daemon *d, json_t **ret)
 	return 0;
 }
 
+int describe_lookup(struct daemon *d, const char *name, struct sched_dir_catalog **catalog,
+		    const struct sched_info **ret, const char **reason)
+{
+	int r = sched_dir_catalog_new_for(d->sched_base, d->api, catalog);
+
+	if (r < 0)
+		return r;
+	return sched_dir_catalog_base(*catalog)->lookup(sched_dir_catalog_base(*catalog), name, ret,
+							 reason);
+}
+
 /* A scheduler object as the catalog read it: role and tunables. */
 static int describe_json(struct daemon *d, const char *name, json_t **ret)
 {
 	_cleanup_(sched_dir_catalog_freep) struct sched_dir_catalog *c = NULL;
 	const struct sched_info *s;
 	const char *reason = NULL;
-	int r;
+	int r = describe_lookup(d, name, &c, &s, &reason);
 
-	r = sched_dir_catalog_new_for(d->sched_base, d->api, &c);
-	if (r < 0)
+	if (r < 0 && !c)
 		return r;
-	r = sched_dir_catalog_base(c)->lookup(sched_dir_catalog_base(c), name, &s, &reason);
 	if (r < 0) {
 		*ret = json_pack("{s:b, s:s++}", "ok", 0, "error", name, ": ", reason ?: strerror(-r));
 		return *ret ? 0 : -ENOMEM;

@@ -282,12 +282,8 @@ static int describe(struct daemon *d, const char *name)
 	_cleanup_(sched_dir_catalog_freep) struct sched_dir_catalog *c = NULL;
 	const struct sched_info *s;
 	const char *reason = NULL;
-	int r;
+	int r = describe_lookup(d, name, &c, &s, &reason);
 
-	r = sched_dir_catalog_new_for(d->sched_base, d->api, &c);
-	if (r < 0)
-		return r;
-	r = sched_dir_catalog_base(c)->lookup(sched_dir_catalog_base(c), name, &s, &reason);
 	if (r < 0) {
 		fprintf(stderr, "scxd: %s: %s\n", name, reason ?: strerror(-r));
 		return r;
@@ -430,13 +426,9 @@ int main(int argc, char **argv)
 		case OPT_KERNEL_API: kernel_api = optarg; break;
 		case OPT_BTF: d.paths.kernel_btf = optarg; break;
 		case OPT_RESYNC_INTERVAL: {
-			char *end = NULL;
 			unsigned long long sec;
 
-			errno = 0;
-			sec = strtoull(optarg, &end, 10);
-			if (errno || !end || *end || end == optarg || *optarg == '-' ||
-			    sec > 7 * 24 * 3600) {
+			if (parse_seconds(optarg, 7 * 24 * 3600, &sec) < 0) {
 				fprintf(stderr, "scxd: --resync-interval: \"%s\" is not a number of seconds up to a week\n",
 					optarg);
 				return 2;

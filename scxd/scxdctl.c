@@ -537,13 +537,9 @@ int main(int argc, char **argv)
 		case 's': o.sched_dir = optarg; break;
 		case 'j': o.json = true; break;
 		case 't': {
-			char *end = NULL;
 			unsigned long long sec;
 
-			errno = 0;
-			sec = strtoull(optarg, &end, 10);
-			if (errno || !end || *end || end == optarg || *optarg == '-' ||
-			    sec > 7 * 24 * 3600) {
+			if (parse_seconds(optarg, 7 * 24 * 3600, &sec) < 0) {
 				fprintf(stderr, "scxdctl: --timeout: \"%s\" is not a number of seconds up to a week\n",
 					optarg);
 				return EXIT_USAGE;

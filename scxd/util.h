@@ -71,6 +71,34 @@ static inline uint64_t now_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/* A hex digit's value, -1 for another character. */
+static inline int unhexchar(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A whole number of seconds up to max: digits only (no sign, no unit); -EINVAL otherwise. */
+static inline int parse_seconds(const char *s, unsigned long long max, unsigned long long *ret)
+{
+	char *end = NULL;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || !end || *end || v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
 static inline bool streq(const char *a, const char *b)
 {
 	return strcmp(a, b) == 0;

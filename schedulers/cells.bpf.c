@@ -70,6 +70,7 @@
  */
 #define SCXD_OWN_UPDATE_IDLE	/* ops.update_idle() is ours */
 #include <scxd/common.bpf.h>
+#include <scxd/own-tasks.bpf.h>
 
 char _license[] SEC("license") = "GPL";
 
@@ -170,19 +171,7 @@ struct {
 	__type(value, struct refresh_timer);
 } timers SEC(".maps");
 
-/* Per task: when it last got a CPU, to charge it by the time it used. */
-struct task_ctx {
-	u64 started_at;
-};
 
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct task_ctx);
-} task_ctxs SEC(".maps");
-
-static u64 self_vtime_now;
 
 static u64 slice_ns(void)
 {
@@ -542,24 +531,11 @@ static void cpu_took(struct cpu_ctx *cctx, u32 who, u64 now)
 		cctx->vnow = cctx->vtime[CI(who)];
 }
 
-static void charge_task(struct task_struct *p, struct task_ctx *tctx, u64 now)
-{
-	scxd_set_vtime(p, p->scx.dsq_vtime +
-		       scxd_scale_inv(now - tctx->started_at, p->scx.weight));
-	tctx->started_at = now;
-}
-
 /* @prev is one of ours, still runnable: keep it if ahead of our queue. */
 static bool keep_own_prev(struct task_struct *prev, u64 now)
 {
-	struct task_ctx *tctx;
-
-	if (!scxd_prev_is_queued(prev))
+	if (!scxd_prev_is_queued(prev) || !own_prev_charged(prev, now))
 		return false;
-	tctx = bpf_task_storage_get(&task_ctxs, prev, 0, 0);
-	if (!tctx || !tctx->started_at)
-		return false;
-	charge_task(prev, tctx, now);
 	if (!scxd_prev_before_head(prev->scx.dsq_vtime, SELF_DSQ))
 		return false;
 	scxd_set_slice(prev, own_slice());
@@ -714,55 +690,16 @@ s32 BPF_STRUCT_OPS(cells_select_cpu, struct task_struct *p, s32 prev_cpu,
 
 void BPF_STRUCT_OPS(cells_enqueue, struct task_struct *p, u64 enq_flags)
 {
-	u64 vtime = p->scx.dsq_vtime;
-
-	if (scxd_vtime_before(vtime, self_vtime_now - slice_ns()))
-		vtime = self_vtime_now - slice_ns();
-	scxd_shared_queueing(SELF_DSQ);
-	scxd_dsq_insert_vtime(p, SELF_DSQ, own_slice(), vtime, enq_flags);
-	scxd_kick_idle_for(p);
+	own_task_enqueue(p, enq_flags, SELF_DSQ, own_slice(), slice_ns());
 }
 
 void BPF_STRUCT_OPS(cells_running, struct task_struct *p)
 {
-	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
-
-	if (tctx)
-		tctx->started_at = bpf_ktime_get_ns();
-	if (scxd_vtime_before(self_vtime_now, p->scx.dsq_vtime))
-		self_vtime_now = p->scx.dsq_vtime;
+	own_task_running(p, bpf_ktime_get_ns());
 }
 
-void BPF_STRUCT_OPS(cells_stopping, struct task_struct *p, bool runnable)
-{
-	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
-
-	if (tctx && tctx->started_at)
-		charge_task(p, tctx, bpf_ktime_get_ns());
-}
-
-/* @p is no longer ours: ops.dispatch()'s @prev may be a child's task now */
-void BPF_STRUCT_OPS(cells_disable, struct task_struct *p)
-{
-	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
-
-	if (tctx)
-		tctx->started_at = 0;
-}
-
-s32 BPF_STRUCT_OPS(cells_init_task, struct task_struct *p,
-		   struct scx_init_task_args *args)
-{
-	if (!bpf_task_storage_get(&task_ctxs, p, 0,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE))
-		return -ENOMEM;
-	return 0;
-}
-
-void BPF_STRUCT_OPS(cells_enable, struct task_struct *p)
-{
-	scxd_set_vtime(p, self_vtime_now);
-}
+/* stopping, disable, init_task, enable: our own tasks (own-tasks.bpf.h) */
+SCXD_OWN_TASK_OPS(cells)
 
 /* ---- children ---- */
 

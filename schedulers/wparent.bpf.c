@@ -92,6 +92,7 @@
  */
 #define SCXD_OWN_UPDATE_IDLE	/* ops.update_idle() is ours */
 #include <scxd/common.bpf.h>
+#include <scxd/own-tasks.bpf.h>
 
 char _license[] SEC("license") = "GPL";
 
@@ -155,20 +156,8 @@ struct {
 private(TREE) struct bpf_spin_lock tree_lock;
 private(TREE) struct bpf_rb_root tree __contains(entity_node, rb);
 
-/* Per task: when it last got a CPU, to charge it by the time it used. */
-struct task_ctx {
-	u64 started_at;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct task_ctx);
-} task_ctxs SEC(".maps");
 
 static u64 vtime_now;		/* key of the last entity given a turn */
-static u64 self_vtime_now;	/* same, among our own tasks */
 static u64 next_gen = 1;
 static u32 nr_entities;		/* attached, ours included */
 
@@ -375,13 +364,7 @@ s32 BPF_STRUCT_OPS(wparent_select_cpu, struct task_struct *p, s32 prev_cpu,
 
 void BPF_STRUCT_OPS(wparent_enqueue, struct task_struct *p, u64 enq_flags)
 {
-	u64 vtime = p->scx.dsq_vtime;
-
-	if (scxd_vtime_before(vtime, self_vtime_now - slice_ns()))
-		vtime = self_vtime_now - slice_ns();
-	scxd_shared_queueing(SELF_DSQ);
-	scxd_dsq_insert_vtime(p, SELF_DSQ, own_slice(), vtime, enq_flags);
-	scxd_kick_idle_for(p);
+	own_task_enqueue(p, enq_flags, SELF_DSQ, own_slice(), slice_ns());
 }
 
 /* Is our own entity the one at the front of the tree? */
@@ -398,25 +381,14 @@ static bool self_in_front(void)
 	return front;
 }
 
-/* Charge our own task @p for the time it ran since @tctx->started_at. */
-static void charge_task(struct task_struct *p, struct task_ctx *tctx, u64 now)
-{
-	scxd_set_vtime(p, p->scx.dsq_vtime +
-		       scxd_scale_inv(now - tctx->started_at, p->scx.weight));
-	tctx->started_at = now;
-}
-
 /*
  * @prev, one of our own tasks, used up its slice and is still runnable:
  * let it go on if it is ahead of our other tasks and it is our turn.
  */
 static bool keep_prev(struct task_struct *prev, u64 now, bool alone)
 {
-	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, prev, 0, 0);
-
-	if (!tctx || !tctx->started_at)
+	if (!own_prev_charged(prev, now))
 		return false;
-	charge_task(prev, tctx, now);
 	if ((!alone && !self_in_front()) ||
 	    !scxd_prev_before_head(prev->scx.dsq_vtime, SELF_DSQ))
 		return false;
@@ -506,50 +478,14 @@ static void own_took_idle_cpu(u64 now)
 
 void BPF_STRUCT_OPS(wparent_running, struct task_struct *p)
 {
-	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
 	u64 now = bpf_ktime_get_ns();
 
-	if (tctx)
-		tctx->started_at = now;
+	own_task_running(p, now);
 	own_took_idle_cpu(now);
-	if (scxd_vtime_before(self_vtime_now, p->scx.dsq_vtime))
-		self_vtime_now = p->scx.dsq_vtime;
 }
 
-void BPF_STRUCT_OPS(wparent_stopping, struct task_struct *p, bool runnable)
-{
-	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
-
-	if (tctx && tctx->started_at)
-		charge_task(p, tctx, bpf_ktime_get_ns());
-}
-
-/*
- * @p is no longer ours (it exits, or its cgroup got a scheduler of its
- * own): forget when it started, so that ops.dispatch(), whose @prev may
- * be a child's task, never mistakes it for one of ours.
- */
-void BPF_STRUCT_OPS(wparent_disable, struct task_struct *p)
-{
-	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
-
-	if (tctx)
-		tctx->started_at = 0;
-}
-
-s32 BPF_STRUCT_OPS(wparent_init_task, struct task_struct *p,
-		   struct scx_init_task_args *args)
-{
-	if (!bpf_task_storage_get(&task_ctxs, p, 0,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE))
-		return -ENOMEM;
-	return 0;
-}
-
-void BPF_STRUCT_OPS(wparent_enable, struct task_struct *p)
-{
-	scxd_set_vtime(p, self_vtime_now);
-}
+/* stopping, disable, init_task, enable: our own tasks (own-tasks.bpf.h) */
+SCXD_OWN_TASK_OPS(wparent)
 
 #if SCXD_HAVE_SUB_SCHED
 s32 BPF_STRUCT_OPS(wparent_sub_attach, struct scx_sub_attach_args *args)

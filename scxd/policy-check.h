@@ -2,9 +2,10 @@
 #pragma once
 
 /*
- * The checks of policy-check.c, over the entries that are left once the
- * drop-ins replaced theirs. Errors go to diags, each at the entry's
- * "cgroup" or "unit" value; the return is 0 or -ENOMEM.
+ * Between the rooms of a policy (policy.c parses each file, policy-merge.c
+ * merges them, policy-check.c checks what is left once the drop-ins
+ * replaced theirs). Check errors go to diags, each at the entry's
+ * "cgroup" or "unit" value; the returns are 0 or -ENOMEM.
  */
 
 #include <stdbool.h>
@@ -25,3 +26,20 @@ int policy_check_ties(struct policy_entry **v, size_t n, struct diag_list *diags
 
 /* Parents that cannot host children, and nesting deeper than the kernel allows; sorts v. */
 int policy_check_nesting(struct policy_entry **v, size_t n, struct diag_list *diags);
+
+/* ---- policy-merge.c: the files' entries into one policy ---- */
+
+/* The policy's own copies of the file names, the main file first. */
+int policy_set_files(struct policy *p, const struct policy_source *sources, size_t n);
+/*
+ * Drop-ins over the main file: an entry is replaced by an entry of a
+ * later file with the same target; replaced[] (by entry index) marks
+ * those, *left counts the others.
+ */
+int policy_apply_replacements(struct policy_entry **valid, size_t n, bool *replaced, size_t *left);
+/* Ties and nesting over the entries that survived the drop-ins. */
+int policy_check_merged(struct policy_entry **valid, size_t n_valid, const bool *replaced,
+			size_t left, struct diag_list *diags);
+/* Keep the entries that survived, in order, renumbered, and index them. */
+int policy_keep(struct policy *p, struct policy_entry **valid, size_t n_valid,
+		const bool *replaced, size_t n_left);

@@ -117,6 +117,7 @@ static int client_set_reply(struct control_client *c, json_t *reply)
 	/* a fresh deadline for the peer to read it: the handler may have been long */
 	sd_event_source_set_time(c->timer, now_usec() + CONTROL_TIMEOUT_USEC);
 	sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
+	sd_event_source_set_enabled(c->io, SD_EVENT_ON);
 	return sd_event_source_set_io_events(c->io, (c->in_eof ? 0 : EPOLLIN) | EPOLLOUT);
 }
 
@@ -199,10 +200,14 @@ static int client_handle(struct control_client *c)
 		else if (reply)
 			r = client_set_reply(c, reply);
 		else {
-			/* answered later: no deadline meanwhile, nothing more to read */
+			/*
+			 * Answered later: no deadline meanwhile, and nothing to
+			 * read or write (the source off, or a peer that hung up
+			 * would wake the loop with EPOLLHUP until then).
+			 */
 			c->pending = true;
 			sd_event_source_set_enabled(c->timer, SD_EVENT_OFF);
-			r = sd_event_source_set_io_events(c->io, 0);
+			r = sd_event_source_set_enabled(c->io, SD_EVENT_OFF);
 		}
 		json_decref(reply);
 	}

@@ -44,6 +44,7 @@ struct policy_job {
 	bool diff;
 	struct control_client *client;	/* who waits for the outcome, NULL for SIGHUP */
 	pid_t pid;			/* its pid, for the log */
+	uint64_t queued_at;
 	/* in: what the thread reads (the daemon's fields are not touched while it runs) */
 	const char *policy_file;
 	const char *sched_base;
@@ -179,6 +180,7 @@ static int on_job_done(sd_event_source *s, int fd, uint32_t revents, void *userd
 {
 	struct daemon *d = userdata;
 	struct policy_job *j = d->jobs;
+	uint64_t start;
 	eventfd_t v;
 	json_t *reply;
 
@@ -188,11 +190,18 @@ static int on_job_done(sd_event_source *s, int fd, uint32_t revents, void *userd
 		pthread_join(d->job_thread, NULL);
 	d->job_running = false;
 	d->jobs = j->next;
+	start = now_usec();
 	reply = j->diff ? diff_finish(d, j) : reload_finish(d, j);
 	if (j->client)
 		control_client_reply(j->client, reply);
 	json_decref(reply);
+	log_debug(ABOUT(.file = d->policy_file),
+		  "%s of %s for pid %d: read and checked in %" PRIu64 " ms off the loop, then %" PRIu64 " ms on it",
+		  j->diff ? "diff" : "reload", j->diff ? j->name : d->policy_file, (int)j->pid,
+		  (start - j->queued_at) / 1000, (now_usec() - start) / 1000);
 	job_free(j);
+	log_debug(ABOUT(.file = d->policy_file), "policy job done in %" PRIu64 " ms on the loop",
+		  (now_usec() - start) / 1000);
 	job_start(d);
 	return 0;
 }
@@ -234,7 +243,7 @@ static struct policy_job *job_new(struct daemon *d, bool diff, struct control_cl
 		return NULL;
 	*j = (struct policy_job){ .diff = diff, .client = c, .pid = pid, .fd = -1,
 				  .policy_file = d->policy_file, .sched_base = d->sched_base,
-				  .api = d->api, .efd = d->job_efd };
+				  .api = d->api, .efd = d->job_efd, .queued_at = now_usec() };
 	return j;
 }
 

@@ -335,18 +335,23 @@ else
 	kill "$idle_pid" 2>/dev/null
 
 	# --- the memory of closed connections is returned -----------------------------
+	# Twice: glibc raises its mmap threshold when the first round's buffers
+	# are freed, and the second round's then stayed on the heap (33 MB held).
 	rss() { awk '/^VmRSS:/ {print $2}' "/proc/$scxd_pid/status"; }
-	rss0=$(rss)
-	"$peer" partial "$sock" 15 2000000 2 >"$tmp/partial.out" 2>&1 &
-	part_pid=$!
-	pids+=("$part_pid")
-	for _ in $(seq 100); do grep -q sent "$tmp/partial.out" && break; sleep 0.05; done
-	rss1=$(rss)
-	wait "$part_pid"
-	sleep 0.5
-	rss2=$(rss)
-	echo "# scxd RSS: ${rss0} kB before, ${rss1} kB with 15 partial 2 MB requests, ${rss2} kB after they closed"
-	check "15 partial 2 MB requests: their memory is returned once they close (${rss0} -> ${rss1} -> ${rss2} kB)" \
+	rss0=$(rss) figures=""
+	for round in 1 2; do
+		"$peer" partial "$sock" 15 2000000 1 >"$tmp/partial.out" 2>&1 &
+		part_pid=$!
+		pids+=("$part_pid")
+		for _ in $(seq 100); do grep -q sent "$tmp/partial.out" && break; sleep 0.05; done
+		rss1=$(rss)
+		wait "$part_pid"
+		sleep 0.5
+		rss2=$(rss)
+		figures="$figures, round $round: ${rss1} kB open, ${rss2} kB closed"
+	done
+	echo "# scxd RSS: ${rss0} kB before 15 partial 2 MB requests$figures"
+	check "15 partial 2 MB requests, twice: their memory is returned once they close (${rss0} kB before$figures)" \
 		[ $((rss2 - rss0)) -lt 8192 ]
 fi
 stop_scxd

@@ -451,14 +451,28 @@ static __always_inline void scxd_note_idle(s32 cpu, bool idle)
 {
 }
 
+/*
+ * A kernel with the kfuncs refuses a sub-scheduler that writes p->scx.slice
+ * or p->scx.dsq_vtime directly; the verifier drops the branch not taken, so
+ * the object has the direct write only where the kfunc is missing.
+ */
+bool scx_bpf_task_set_slice(struct task_struct *p, u64 slice) __ksym __weak;
+bool scx_bpf_task_set_dsq_vtime(struct task_struct *p, u64 vtime) __ksym __weak;
+
 static __always_inline void scxd_set_slice(struct task_struct *p, u64 slice)
 {
-	p->scx.slice = slice;
+	if (bpf_ksym_exists(scx_bpf_task_set_slice))
+		scx_bpf_task_set_slice(p, slice);
+	else
+		p->scx.slice = slice;
 }
 
 static __always_inline void scxd_set_vtime(struct task_struct *p, u64 vtime)
 {
-	p->scx.dsq_vtime = vtime;
+	if (bpf_ksym_exists(scx_bpf_task_set_dsq_vtime))
+		scx_bpf_task_set_dsq_vtime(p, vtime);
+	else
+		p->scx.dsq_vtime = vtime;
 }
 
 #endif	/* SCXD_CID */

@@ -171,6 +171,11 @@ rmdir $cg/workload/api $cg/workload 2>/dev/null
 # ---- B: children that error and stall -----------------------------------------
 obj=/payload/test-fail.bpf.o
 sched_dir=$(dirname "$(ls /usr/lib/*/scxd/wparent.bpf.o /usr/lib/scxd/wparent.bpf.o 2>/dev/null | head -1)")
+# on an upstream kernel scxd loads the cid-form set, from cid/ (and the
+# payloads were built cid-form for it)
+case $(scxdctl status 2>/dev/null | grep -m1 '^kernel:') in
+*cid-form*) sched_dir=$sched_dir/cid ;;
+esac
 if [ ! -f $obj ] || [ ! -f "$sched_dir/wparent.bpf.o" ]; then
 	skip child-exit "no $obj or no scheduler directory ('$sched_dir')"
 	reload_policy /run/policy.before-detach-exit

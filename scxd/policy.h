@@ -14,7 +14,7 @@
 
 #include "diag.h"
 #include "pattern-index.h"
-#include "sched-info.h"
+#include "sched-tunable.h"
 
 #define POLICY_VERSION 1
 #define POLICY_MAX_ENTRIES 100000	/* per file, and in the merged policy */

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The parts of sched-info.h that need no libbpf: describing tunables for
- * messages and range checks. The validator uses these.
+ * sched-tunable.h: describing tunables for messages and range checks,
+ * finding one by name, freeing a sched_info. No libbpf: the validator and
+ * the host tests use these.
  */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched-info.h"
+#include "sched-tunable.h"
 #include "util.h"
 
 const char *sched_tunable_type_name(const struct sched_tunable *t, char *buf, size_t len)

@@ -6,7 +6,7 @@
  * host children and has tunables of every kind, the leaves cannot.
  */
 
-#include "sched-info.h"
+#include "sched-tunable.h"
 #include "util.h"
 
 static struct sched_enumerator fake_modes[] = {

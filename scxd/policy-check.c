@@ -153,9 +153,12 @@ struct tie_end {
 	size_t member;
 };
 
+#define TIE_END_MAX 255		/* a component is no longer (match.c); longer share the slot */
+
 struct tie_side {
 	struct tie_end *v;	/* the group's members by their ends, sorted */
 	bool backward;		/* tails: compared from their last character */
+	bool has_len[TIE_END_MAX + 1];	/* the lengths of ends there are */
 };
 
 static char end_char(const struct tie_end *e, size_t i, bool backward)
@@ -229,6 +232,8 @@ static size_t end_candidates(const struct tie_side *side, size_t n, const struct
 	for (size_t l = 0; l <= key->len; l++) {
 		struct tie_end k = { side->backward ? key->s + key->len - l : key->s, l, 0 };
 
+		if (l < key->len && !side->has_len[l < TIE_END_MAX ? l : TIE_END_MAX])
+			continue;	/* no end that long: no range to look up */
 		end_range(side, n, &k, l == key->len, &lo, &hi);
 		total += hi - lo;
 		if (fn && hi > lo)
@@ -265,9 +270,9 @@ static bool tie_clash(struct policy_entry **v, const struct tie_item *g, size_t 
 {
 	const struct policy_entry *a = v[g[i].pos], *b = v[g[j].pos];
 
+	/* equal tie_key()s: equally specific, component by component */
 	*same = policy_entry_same_target(a, b);
-	return *same || (pattern_specificity_cmp(a->pattern, b->pattern) == 0 &&
-			 pattern_overlap(a->pattern, b->pattern));
+	return *same || pattern_overlap(a->pattern, b->pattern);
 }
 
 /* The glob components of pattern: their starts and lengths; returns how many. */
@@ -345,8 +350,10 @@ static int tie_group_init(struct tie_group *t, struct policy_entry **v, const st
 		if (glob_components(v[g[m].pos]->pattern, s, len) != t->n_pos)
 			return -EINVAL;
 		for (size_t k = 0; k < 2 * t->n_pos; k++) {
-			t->ends[m * 2 * t->n_pos + k] = component_end(s[k / 2], len[k / 2], m, k & 1);
-			t->sides[k].v[m] = t->ends[m * 2 * t->n_pos + k];
+			struct tie_end e = component_end(s[k / 2], len[k / 2], m, k & 1);
+
+			t->ends[m * 2 * t->n_pos + k] = t->sides[k].v[m] = e;
+			t->sides[k].has_len[e.len < TIE_END_MAX ? e.len : TIE_END_MAX] = true;
 		}
 	}
 	for (size_t k = 0; k < 2 * t->n_pos; k++)

@@ -6,43 +6,17 @@
 # Usage: control.sh SCXD SCXDCTL CONTROL_PEER SCHED_DIR POLICY VERSION POLICY_GEN
 set -u
 scxd=$1 ctl=$2 peer=$3 sched_dir=$4 policy_src=$5 version=$6 policy_gen=$7
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-passed=0 failed=0
-ok() { echo "ok: $*"; passed=$((passed + 1)); }
-nok() { echo "FAILED: $*"; failed=$((failed + 1)); }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+. "$(dirname "$0")/lib.sh"
 
 # a tree nobody but root could write, readable by the uid the peer tests use
 chmod 755 "$tmp"
 mkdir -p "$tmp/cg/scxd.slice/scxd-demo.slice/web.scope" "$tmp/cg/scxd.slice/scxd-demo.slice/batch.scope" \
 	"$tmp/cg/workload/a" "$tmp/sys/root" "$tmp/pins" "$tmp/state"
 cp "$policy_src" "$tmp/policy.json"
-sock=$tmp/state/control
 
 start_scxd() {	# extra args; sets scxd_pid
-	"$scxd" --dry-run --serve --no-strict-modes --sub-sched=yes --policy "$tmp/policy.json" \
-		--sched-dir "$sched_dir" --cgroup-root "$tmp/cg" --sysfs "$tmp/sys" \
-		--pin-dir "$tmp/pins" --state-dir "$tmp/state" "$@" >"$tmp/scxd.out" 2>"$tmp/scxd.err" &
-	scxd_pid=$!
-	pids+=("$scxd_pid")
-	for _ in $(seq 100); do
-		[ -S "$sock" ] && "$ctl" -S "$sock" status >/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	echo "scxd did not come up:"; cat "$tmp/scxd.err"
-	return 1
-}
-stop_scxd() {
-	kill "$scxd_pid" 2>/dev/null
-	wait "$scxd_pid" 2>/dev/null
+	serve_scxd "$scxd" "$ctl" -- --sub-sched=yes --policy "$tmp/policy.json" \
+		--sched-dir "$sched_dir" "$@"
 }
 
 # --- versions -----------------------------------------------------------------

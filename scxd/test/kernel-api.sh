@@ -9,18 +9,7 @@
 # Usage: kernel-api.sh SCXD SCXDCTL SCHED_DIR POLICY
 set -u
 scxd=$1 ctl=$2 test_objs=$3 policy_src=$4
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-passed=0 failed=0
-ok() { echo "ok: $*"; passed=$((passed + 1)); }
-nok() { echo "FAILED: $*"; failed=$((failed + 1)); }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+. "$(dirname "$0")/lib.sh"
 
 # SCHED_DIR: every test object (cpu-form); SCHED_DIR/cid: the cid-form set,
 # here copies of the same objects, without vtime at first
@@ -75,25 +64,10 @@ check "scxd --describe, cid kernel: the cid-form object and the kernel" \
 	bash -c 'grep -q "^vtime ($2/cid/vtime.bpf.o)" <<<"$1" && grep -q "kernel: sub-schedulers (cid-form, upstream)" <<<"$1"' _ "$out" "$objs"
 
 # --- the daemon: status, describe, reload --------------------------------------------
-sock=$tmp/state/control
 start_scxd() {	# API [extra args]; sets scxd_pid
 	local api=$1
 	shift
-	"$scxd" --dry-run --serve --no-strict-modes --kernel-api="$api" --policy "$policy" \
-		--sched-dir "$objs" --cgroup-root "$tmp/cg" --sysfs "$tmp/sys" \
-		--pin-dir "$tmp/pins" --state-dir "$tmp/state" "$@" >"$tmp/scxd.out" 2>"$tmp/scxd.err" &
-	scxd_pid=$!
-	pids+=("$scxd_pid")
-	for _ in $(seq 100); do
-		[ -S "$sock" ] && "$ctl" -S "$sock" status >/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	echo "scxd did not come up:"; cat "$tmp/scxd.err"
-	return 1
-}
-stop_scxd() {
-	kill "$scxd_pid" 2>/dev/null
-	wait "$scxd_pid" 2>/dev/null
+	serve_scxd "$scxd" "$ctl" -- --kernel-api="$api" --policy "$policy" --sched-dir "$objs" "$@"
 }
 
 start_scxd cid || exit 1

@@ -7,15 +7,8 @@
 # Usage: scoped.sh SCXD SCXDCTL SCHED_DIR
 set -u
 scxd=$1 ctl=$2 sched_dir=$3
-tmp=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
 export LC_ALL=C
-passed=0 failed=0
-ok() { echo "ok: $*"; passed=$((passed + 1)); }
-nok() { echo "FAILED: $*"; failed=$((failed + 1)); }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
 
 mkdir -p "$tmp/cg/work.slice" "$tmp/cg/system.slice/a" "$tmp/cg/other" "$tmp/sys/root" \
 	"$tmp/pins" "$tmp/state/nodes"
@@ -42,23 +35,19 @@ adopt / wparent 1 "$tmp/sys/root"
 work_id=$(stat -c %i "$tmp/cg/work.slice")
 adopt /work.slice wparent "$work_id" "$tmp/sys/root/sub/sub-$work_id"
 
-"$scxd" --dry-run --serve --no-strict-modes --sub-sched=yes --policy "$tmp/policy.json" \
-	--sched-dir "$sched_dir" --cgroup-root "$tmp/cg" --sysfs "$tmp/sys" \
-	--pin-dir "$tmp/pins" --state-dir "$tmp/state" >>"$tmp/out" 2>"$tmp/err" &
-pid=$!
-sock=$tmp/state/control
-for _ in $(seq 100); do [ -S "$sock" ] && "$ctl" -S "$sock" status >/dev/null 2>&1 && break; sleep 0.05; done
+serve_scxd "$scxd" "$ctl" -- --sub-sched=yes --policy "$tmp/policy.json" --sched-dir "$sched_dir" ||
+	exit 1
 counter() { "$ctl" -S "$sock" --json status | grep -o "\"$1\": *[0-9]*" | grep -o '[0-9]*$'; }
 settle() { sleep 0.5; }	# the debounce waits 50 ms of quiet
 
-check "nothing to do at start (all adopted)" [ ! -s "$tmp/out" ]
-watches=$(cat /proc/$pid/fdinfo/* 2>/dev/null | grep -c '^inotify wd:')
+check "nothing to do at start (all adopted)" [ ! -s "$tmp/scxd.out" ]
+watches=$(cat /proc/$scxd_pid/fdinfo/* 2>/dev/null | grep -c '^inotify wd:')
 check "watches only /, /work.slice and /other, not /system.slice nor below (got $watches)" [ "$watches" = 3 ]
 
 mkdir "$tmp/cg/work.slice/j1.scope"
 settle
-check "a new scope is planned alone: $(tr '\n' ';' < "$tmp/out")" \
-	[ "$(cat "$tmp/out")" = "attach /work.slice/j1.scope fifo (new)" ]
+check "a new scope is planned alone: $(tr '\n' ';' < "$tmp/scxd.out")" \
+	[ "$(cat "$tmp/scxd.out")" = "attach /work.slice/j1.scope fifo (new)" ]
 check "and by a scoped reconcile ($(counter scoped_reconciles))" [ "$(counter scoped_reconciles)" = 1 ]
 
 r0=$(counter reconciles) e0=$(counter cgroup_events)
@@ -67,31 +56,31 @@ settle
 check "no event below /system.slice, where nothing can match" \
 	[ "$(counter cgroup_events)" = "$e0" ] && [ "$(counter reconciles)" = "$r0" ]
 
-: > "$tmp/out"
+: > "$tmp/scxd.out"
 rmdir "$tmp/cg/work.slice/j1.scope"
 mkdir "$tmp/cg/other/x"
 settle
-check "an rmdir and a match elsewhere: only the new match planned: $(tr '\n' ';' < "$tmp/out")" \
-	[ "$(cat "$tmp/out")" = "attach /other/x lat (new)" ]
+check "an rmdir and a match elsewhere: only the new match planned: $(tr '\n' ';' < "$tmp/scxd.out")" \
+	[ "$(cat "$tmp/scxd.out")" = "attach /other/x lat (new)" ]
 check "scoped again ($(counter scoped_reconciles))" [ "$(counter scoped_reconciles)" -ge 2 ]
 
 # /work.slice's scheduler is gone: the next event's plan must attach it
 # first, outside the event's subtree, so that reconcile reads everything.
-: > "$tmp/out"
+: > "$tmp/scxd.out"
 s0=$(counter scoped_reconciles)
 rm -rf "$tmp/sys/root/sub/sub-$work_id"
 mkdir "$tmp/cg/work.slice/j2.scope"
 settle
-check "an ancestor to change: planned in full: $(tr '\n' ';' < "$tmp/out")" \
-	grep -q "^attach /work.slice wparent" "$tmp/out"
-check "the new scope too" grep -q "^attach /work.slice/j2.scope fifo (new)" "$tmp/out"
+check "an ancestor to change: planned in full: $(tr '\n' ';' < "$tmp/scxd.out")" \
+	grep -q "^attach /work.slice wparent" "$tmp/scxd.out"
+check "the new scope too" grep -q "^attach /work.slice/j2.scope fifo (new)" "$tmp/scxd.out"
 check "not counted as scoped" [ "$(counter scoped_reconciles)" = "$s0" ]
 
 # What a scoped reconcile planned is what a one-shot full dry run plans.
 full=$("$scxd" --dry-run --no-strict-modes --sub-sched=yes --policy "$tmp/policy.json" \
 	--sched-dir "$sched_dir" --cgroup-root "$tmp/cg" --sysfs "$tmp/sys" \
 	--pin-dir "$tmp/pins" --state-dir "$tmp/state" 2>/dev/null | sort)
-check "same as a full dry run: $(echo "$full" | tr "\n" ";")" [ "$full" = "$(sort "$tmp/out")" ]
+check "same as a full dry run: $(echo "$full" | tr "\n" ";")" [ "$full" = "$(sort "$tmp/scxd.out")" ]
 
 echo "scoped: $passed passed, $failed failed"
 [ $failed = 0 ]

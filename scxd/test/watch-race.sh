@@ -9,14 +9,8 @@
 # Usage: watch-race.sh SCXD SCHED_DIR [ROUNDS [CHILDREN]]
 set -u
 scxd=$1 sched_dir=$2 rounds=${3:-20} children=${4:-200}
-tmp=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
 export LC_ALL=C
-passed=0 failed=0
-ok() { echo "ok: $*"; passed=$((passed + 1)); }
-nok() { echo "FAILED: $*"; failed=$((failed + 1)); }
 
 mkdir -p "$tmp/cg" "$tmp/sys/root" "$tmp/pins" "$tmp/state/nodes"
 {
@@ -33,16 +27,12 @@ echo enabled > "$tmp/sys/state"
 printf '{"version": 1, "cgroup": "/", "scheduler": "wparent", "ops": "wparent", "cgid": 1}\n' \
 	> "$tmp/state/nodes/$pin.json"
 
-"$scxd" --dry-run --serve --no-strict-modes --sub-sched=yes --policy "$tmp/policy.json" \
-	--sched-dir "$sched_dir" --cgroup-root "$tmp/cg" --sysfs "$tmp/sys" \
-	--pin-dir "$tmp/pins" --state-dir "$tmp/state" >>"$tmp/out" 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 100); do [ -S "$tmp/state/control" ] && break; sleep 0.05; done
+serve_scxd "$scxd" -- --sub-sched=yes --policy "$tmp/policy.json" --sched-dir "$sched_dir" || exit 1
 sleep 0.5
 
 # the children of /burstR planned so far (a dry run plans them again on
 # every reconcile whose scope covers them: count each once)
-planned() { grep "^attach /burst$1/c[0-9]* fifo" "$tmp/out" | sort -u | wc -l; }
+planned() { grep "^attach /burst$1/c[0-9]* fifo" "$tmp/scxd.out" | sort -u | wc -l; }
 for r in $(seq "$rounds"); do
 	mkdir "$tmp/cg/burst$r"
 	for i in $(seq "$children"); do mkdir "$tmp/cg/burst$r/c$i"; done
@@ -54,7 +44,7 @@ for r in $(seq "$rounds"); do
 		nok "round $r: $n of $children children of /burst$r planned 3 s after the burst"
 	fi
 done
-kill -0 "$pid" 2>/dev/null || { nok "scxd exited: $(tail -3 "$tmp/err")"; pid=; }
+kill -0 "$scxd_pid" 2>/dev/null || nok "scxd exited: $(tail -3 "$tmp/scxd.err")"
 
 echo "watch-race: $passed passed, $failed failed"
 [ $failed = 0 ]

@@ -173,8 +173,9 @@ obj=/payload/test-fail.bpf.o
 sched_dir=$(dirname "$(ls /usr/lib/*/scxd/wparent.bpf.o /usr/lib/scxd/wparent.bpf.o 2>/dev/null | head -1)")
 # on an upstream kernel scxd loads the cid-form set, from cid/ (and the
 # payloads were built cid-form for it)
+cid_form=0
 case $(scxdctl status 2>/dev/null | grep -m1 '^kernel:') in
-*cid-form*) sched_dir=$sched_dir/cid ;;
+*cid-form*) sched_dir=$sched_dir/cid cid_form=1 ;;
 esac
 if [ ! -f $obj ] || [ ! -f "$sched_dir/wparent.bpf.o" ]; then
 	skip child-exit "no $obj or no scheduler directory ('$sched_dir')"
@@ -262,13 +263,17 @@ else
 	said=$(awk -F'\t' '$2 == "/fail-err" && $6 ~ /exited/ { sub(/.*retrying in /, "", $6); printf "%s%s", sep, $6; sep = ", " }' /run/j.err)
 	# the i-th wait is the backoff, 2^(i-1) s, plus how long scxd takes to
 	# notice the exit and to load the scheduler again (0.3-0.9 s under TCG)
-	if echo "$delays" | awk '{ if (NF != 4) exit 1
+	# (a cid-form object takes longer to load: its arena and the
+	# idle-tracking code; 1-3 s more under TCG on 7.3)
+	late=2.5
+	[ "$cid_form" = 1 ] && late=4
+	if echo "$delays" | awk -v late=$late '{ if (NF != 4) exit 1
 		for (i = 1; i <= NF; i++)
-			if ($i < 0.95 * 2 ^ (i - 1) || $i > 2 ^ (i - 1) + 2.5) exit 1
+			if ($i < 0.95 * 2 ^ (i - 1) || $i > 2 ^ (i - 1) + late) exit 1
 		}'; then
 		ok "child-error-backoff (exit -> reattach: ${delays}s; scxd said: retrying in $said)"
 	else
-		nok child-error-backoff "exit -> reattach delays '$delays' s (want 1, 2, 4, 8 s, each late by at most 2.5 s), scxd said '$said', $rounds rounds seen in sysfs"
+		nok child-error-backoff "exit -> reattach delays '$delays' s (want 1, 2, 4, 8 s, each late by at most $late s), scxd said '$said', $rounds rounds seen in sysfs"
 	fi
 
 	if [ $rounds = 4 ] && [ $progress_ok = 1 ] && [ "$trig_ticks" = " 2 2 2 2" ] && [ -n "$err_after" ] &&
@@ -401,33 +406,47 @@ EOF
 			nok parent-kill-logged "no PRIORITY=4 /tp/kill-me fifo entry with SCXD_EXIT_REASON 'killed by its parent scheduler, kind 69 ... has cpu.weight 7' and MESSAGE_ID $parent_kill_id naming test-parent on /tp; MESSAGE_ID lines: $(tr '\n' ' ' < /run/j.kill.msg)"
 		fi
 		kills=$(scxdctl status | sed -n 's/.*(killed by their parent \([0-9]*\)).*/\1/p')
-		if echo "$kill_status" | grep -q 'last exit: parent-kill (kind 69, code 0): killed by the parent scheduler (test-parent: cgroup [0-9]* has cpu.weight 7)' &&
+		# the kernel's reason: "killed by the parent scheduler" on our
+		# series, "killed by parent scheduler" upstream
+		if echo "$kill_status" | grep -Eq 'last exit: parent-kill \(kind 69, code 0\): killed by (the )?parent scheduler \(test-parent: cgroup [0-9]* has cpu.weight 7\)' &&
 		   [ "${kills:-0}" -ge 1 ] && [ "$k1" -gt "$k0" ]; then
 			ok "parent-kill-status (scxdctl status: $(echo "$kill_status" | grep 'last exit' | sed 's/^ *//'); counters: killed by their parent $kills; its ticker on test-parent meanwhile $k0->$k1 in 1 s)"
 		else
 			nok parent-kill-status "status of /tp/kill-me: '$(echo "$kill_status" | tr '\n' ' ')', killed by their parent '$kills', ticker $k0->$k1 in 1 s"
 		fi
 
-		# the starved child: rescued by the kernel, never ended, reported
-		s0=$(counter /run/t.starve) v0=$(counter /run/t.served)
-		sleep 3
-		s1=$(counter /run/t.starve) v1=$(counter /run/t.served)
-		starve_status=$(status_of /tp/starve)
-		rescues=$(echo "$starve_status" | sed -n 's/^ *rescues \([0-9]*\).*/\1/p')
-		c2=$(cursor)
-		reload_policy /run/policy.parent.json	# a reconcile, which reports rescues
-		sleep 1
-		journal "$c2" > /run/j.starve
-		echo "# scxdctl status of /tp/starve:"
-		echo "$starve_status" | sed 's/^/#   /'
-		echo "# journal for /tp/starve after a reload:"
-		awk -F'\t' '$2 == "/tp/starve" { printf "#   %.3f p%s %s\n", $1 / 1e6, $4, $6 }' /run/j.starve
-		rescue_line=$(awk -F'\t' '$2 == "/tp/starve" && $3 == "fifo" && $4 == 5 && $6 ~ /rescued by the kernel [0-9]+ times/ && $6 ~ /parent scheduler test-parent on \/tp left its tasks unserved/ { print $6; exit }' /run/j.starve)
-		if [ "${rescues:-0}" -gt 0 ] && [ -n "$rescue_line" ] && [ "$s1" -gt "$s0" ] &&
-		   [ "$(subdir_ino /tp/starve)" = "$starve0" ]; then
-			ok "child-rescue-reported (scxdctl status: rescues $rescues; journal PRIORITY=5: \"$rescue_line\"; its ticker on rescues alone $s0->$s1 in 3 s, the served sibling's $v0->$v1; still $starve0)"
+		# the starved child: rescued by the kernel, never ended, reported.
+		# Upstream rescues otherwise: a child's local insert onto a CPU it
+		# holds no cap on, made with SCX_ENQ_RESCUE, runs on a rescue
+		# budget; a child its parent never dispatches is not rescued.
+		if [ "$cid_form" = 1 ]; then
+			echo "# differs: child-rescue: upstream 7.3 rescues only inserts a child makes with SCX_ENQ_RESCUE onto CPUs it lacks caps on; a child its parent never dispatches is not rescued"
+			skip child-rescue-reported "upstream has no rescue of a child its parent leaves unserved (# differs above)"
+			v0=$(counter /run/t.served)
+			sleep 3
+			v1=$(counter /run/t.served)
+			: > /run/j.starve
 		else
-			nok child-rescue-reported "status rescues '$rescues', journal '$rescue_line', starved ticker $s0->$s1 and served $v0->$v1 in 3 s, sysfs $starve0 -> '$(subdir_ino /tp/starve)'"
+			s0=$(counter /run/t.starve) v0=$(counter /run/t.served)
+			sleep 3
+			s1=$(counter /run/t.starve) v1=$(counter /run/t.served)
+			starve_status=$(status_of /tp/starve)
+			rescues=$(echo "$starve_status" | sed -n 's/^ *rescues \([0-9]*\).*/\1/p')
+			c2=$(cursor)
+			reload_policy /run/policy.parent.json	# a reconcile, which reports rescues
+			sleep 1
+			journal "$c2" > /run/j.starve
+			echo "# scxdctl status of /tp/starve:"
+			echo "$starve_status" | sed 's/^/#   /'
+			echo "# journal for /tp/starve after a reload:"
+			awk -F'\t' '$2 == "/tp/starve" { printf "#   %.3f p%s %s\n", $1 / 1e6, $4, $6 }' /run/j.starve
+			rescue_line=$(awk -F'\t' '$2 == "/tp/starve" && $3 == "fifo" && $4 == 5 && $6 ~ /rescued by the kernel [0-9]+ times/ && $6 ~ /parent scheduler test-parent on \/tp left its tasks unserved/ { print $6; exit }' /run/j.starve)
+			if [ "${rescues:-0}" -gt 0 ] && [ -n "$rescue_line" ] && [ "$s1" -gt "$s0" ] &&
+			   [ "$(subdir_ino /tp/starve)" = "$starve0" ]; then
+				ok "child-rescue-reported (scxdctl status: rescues $rescues; journal PRIORITY=5: \"$rescue_line\"; its ticker on rescues alone $s0->$s1 in 3 s, the served sibling's $v0->$v1; still $starve0)"
+			else
+				nok child-rescue-reported "status rescues '$rescues', journal '$rescue_line', starved ticker $s0->$s1 and served $v0->$v1 in 3 s, sysfs $starve0 -> '$(subdir_ino /tp/starve)'"
+			fi
 		fi
 
 		# the parent itself and the served sibling went through all of it

@@ -313,13 +313,14 @@ caps_of() {	# cgroup path: the child's enq_immed cids
 	sed -n 's/^enq_immed:* *//p' "$(find $sx/root/sub -type d -name "sub-$id" | head -1)/caps" 2>/dev/null
 }
 c0=$(caps_of "$web_cg")
-echo 300 > "/sys/fs/cgroup$web_cg/cpu.weight"
+# systemd enables the cpu controller down to the scope for the property
+systemctl set-property --runtime web.scope CPUWeight=300
 i=0
 while [ "$(caps_of "$web_cg")" = "$c0" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 c1=$(caps_of "$web_cg")
 [ "$c1" != "$c0" ] && ok "cells-adopted-relayout (web.scope cpu.weight 100 -> 300 after the upgrade: its cids $c0 -> $c1 in $((i * 200)) ms)" ||
-	nok cells-adopted-relayout "web.scope's cids stayed '$c0' for 10 s after cpu.weight 300: cells' timer is dead?"
-echo 100 > "/sys/fs/cgroup$web_cg/cpu.weight"
+	nok cells-adopted-relayout "web.scope's cids stayed '$c0' for 10 s after cpu.weight $(cat "/sys/fs/cgroup$web_cg/cpu.weight" 2>&1): cells' timer is dead?"
+systemctl set-property --runtime web.scope CPUWeight=100
 
 tree0=$(tree) seq0=$(cat $sx/enable_seq)
 out=$(DEBIAN_FRONTEND=noninteractive apt-get remove -y scxd 2>&1)

@@ -269,30 +269,100 @@ static bool pin_recorded(const struct actual_state *a, size_t n, const char *pin
 }
 
 /*
+ * The names in the pin directory, for a full read: one readdir() instead
+ * of a lookup of two names for every cgroup (status reads in full, and a
+ * tree may have tens of thousands of cgroups). legacy: some name is not a
+ * pin_name(), so an older scxd's names are looked for too.
+ */
+struct pin_dir_names {
+	char **v;		/* sorted */
+	size_t n;
+	bool legacy;
+};
+
+static void pin_dir_names_done(struct pin_dir_names *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+}
+
+static int name_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static bool is_pin_name(const char *s)
+{
+	return strlen(s) == PIN_NAME_LEN && strspn(s, "0123456789abcdef") == PIN_NAME_LEN;
+}
+
+static int pin_dir_names_read(const char *dir, struct pin_dir_names *ret)
+{
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t cap = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (ret->n == cap) {
+			char **v = realloc(ret->v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			ret->v = v;
+		}
+		ret->v[ret->n] = strdup(de->d_name);
+		if (!ret->v[ret->n])
+			return -ENOMEM;
+		ret->legacy = ret->legacy || !is_pin_name(de->d_name);
+		ret->n++;
+	}
+	if (ret->n)
+		qsort(ret->v, ret->n, sizeof(*ret->v), name_cmp);
+	return 0;
+}
+
+/* Whether a pin of this name is there: from names when read, else asked. */
+static bool pin_there(const struct scxd_paths *paths, const struct pin_dir_names *names,
+		      const char *name)
+{
+	if (names && !(names->n && bsearch(&name, names->v, names->n, sizeof(*names->v), name_cmp)))
+		return false;
+	return pin_exists(paths, name);
+}
+
+/*
  * Pins of the listed cgroups without a record (the runtime directory was
  * lost): still scxd's. They are adopted under the name "(unrecorded)", so
  * the plan replaces them with what the policy says, or detaches them.
  */
 static int adopt_unrecorded_pins(const struct scxd_paths *paths, const struct cgroup_list *cg,
-				 struct actual_state *a)
+				 const struct pin_dir_names *names, struct actual_state *a)
 {
 	size_t n_recorded = a->n_pins;
+	bool legacy_too = !names || names->legacy;
 	int r = 0;
 
+	if (names && !names->n)
+		return 0;	/* no pins at all */
 	if (n_recorded)
 		qsort(a->pins, n_recorded, sizeof(*a->pins), pin_record_pin_cmp);
 	for (size_t i = 0; r == 0 && i < cg->n; i++) {
-		_cleanup_free_ char *legacy = pin_name_legacy(cg->paths[i]);
+		_cleanup_free_ char *legacy = legacy_too ? pin_name_legacy(cg->paths[i]) : NULL;
 		char name[PIN_NAME_LEN + 1];
 		const char *pin = NULL;
 		struct pin_record rec = { .uei_offset = SIZE_MAX };
 
-		if (!legacy)
+		if (legacy_too && !legacy)
 			return -ENOMEM;
 		pin_name(cg->paths[i], name);
-		if (!pin_recorded(a, n_recorded, name) && pin_exists(paths, name))
+		if (!pin_recorded(a, n_recorded, name) && pin_there(paths, names, name))
 			pin = name;
-		else if (!pin_recorded(a, n_recorded, legacy) && pin_exists(paths, legacy))
+		else if (legacy && !pin_recorded(a, n_recorded, legacy) && pin_there(paths, names, legacy))
 			pin = legacy;
 		if (!pin)
 			continue;
@@ -314,21 +384,17 @@ static int adopt_unrecorded_pins(const struct scxd_paths *paths, const struct cg
  * names. Their cgroup is gone (and with it the scheduler), or they are not
  * scxd's: reported and left alone.
  */
-static int find_stray_pins(const struct scxd_paths *paths, struct actual_state *a)
+static int find_stray_pins(const struct scxd_paths *paths, const struct pin_dir_names *names,
+			   struct actual_state *a)
 {
-	_cleanup_closedir_ DIR *d = opendir(paths->pin_dir);
-	struct dirent *de;
 	int r = 0;
 
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
 	if (a->n_pins)
 		qsort(a->pins, a->n_pins, sizeof(*a->pins), pin_record_pin_cmp);
-	while (r == 0 && (de = readdir(d)))
-		if (de->d_name[0] != '.' && !pin_recorded(a, a->n_pins, de->d_name) &&
-		    pin_exists(paths, de->d_name))
+	for (size_t i = 0; r == 0 && i < names->n; i++)
+		if (!pin_recorded(a, a->n_pins, names->v[i]) && pin_exists(paths, names->v[i]))
 			r = add_stray(a, "pin %s/%s: no record, and no cgroup is named by it; left alone",
-				      paths->pin_dir, de->d_name);
+				      paths->pin_dir, names->v[i]);
 	return r;
 }
 
@@ -443,16 +509,19 @@ int actual_read(const struct scxd_paths *paths, const struct cgroup_list *cgroup
 		const struct actual_scope *scope, struct actual_state *ret)
 {
 	_cleanup_(actual_state_done) struct actual_state a = {};
+	_cleanup_(pin_dir_names_done) struct pin_dir_names names = {};
 	int r;
 
 	*ret = (struct actual_state){};
 	r = scan_kernel(paths->sysfs, cgroups, &a);
 	if (r == 0)
 		r = read_records_in(paths, cgroups, scope, &a);
-	if (r == 0)
-		r = adopt_unrecorded_pins(paths, cgroups, &a);
 	if (r == 0 && !scope)
-		r = find_stray_pins(paths, &a);
+		r = pin_dir_names_read(paths->pin_dir, &names);
+	if (r == 0)
+		r = adopt_unrecorded_pins(paths, cgroups, scope ? NULL : &names, &a);
+	if (r == 0 && !scope)
+		r = find_stray_pins(paths, &names, &a);
 	if (r == 0)
 		r = actual_finish(cgroups, &a);
 	if (r < 0)

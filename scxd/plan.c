@@ -90,7 +90,7 @@ static int push_blocked(struct plan *p, const struct sched_node *d, const struct
  * policy no longer wants them.
  */
 static int find_resets(const struct sched_tree *desired, const struct sched_tree *actual,
-		       struct plan *p, const char ***resets, size_t *n_resets)
+		       struct plan *p, bool *blocked, const char ***resets, size_t *n_resets)
 {
 	_cleanup_free_ const char **v = calloc(desired->n + actual->n + 1, sizeof(*v));
 	_cleanup_free_ const struct sched_node **foreign = calloc(actual->n + 1, sizeof(*foreign));
@@ -121,6 +121,7 @@ static int find_resets(const struct sched_tree *desired, const struct sched_tree
 			r = push_blocked(p, d, by);
 			if (r < 0)
 				return r;
+			blocked[i] = true;
 		} else if (!a) {
 			v[n++] = d->cgroup;
 		}
@@ -128,14 +129,6 @@ static int find_resets(const struct sched_tree *desired, const struct sched_tree
 	*resets = TAKE_PTR(v);
 	*n_resets = n;
 	return 0;
-}
-
-static bool is_blocked(const struct plan *p, const struct sched_node *d)
-{
-	for (size_t i = 0; i < p->n_blocked; i++)
-		if (p->blocked[i] == d)
-			return true;
-	return false;
 }
 
 /* Whether cgroup is a reset root (exact) or below one (strict). */
@@ -155,12 +148,15 @@ int plan_build(const struct sched_tree *desired, const struct sched_tree *actual
 {
 	_cleanup_(plan_donep) struct plan p = {};
 	_cleanup_free_ const char **resets = NULL;
-	_cleanup_free_ bool *detached = NULL;
+	_cleanup_free_ bool *detached = NULL, *blocked = calloc(desired->n + 1, sizeof(bool));
 	size_t n_resets;
 	int r;
 
 	*ret = (struct plan){};
-	r = find_resets(desired, actual, &p, &resets, &n_resets);
+	if (!blocked)
+		return -ENOMEM;
+	/* blocked[i]: desired node i is in p.blocked (by position, not by a search) */
+	r = find_resets(desired, actual, &p, blocked, &resets, &n_resets);
 	if (r < 0)
 		return r;
 	detached = calloc(actual->n + 1, sizeof(*detached));
@@ -193,7 +189,7 @@ int plan_build(const struct sched_tree *desired, const struct sched_tree *actual
 		const struct sched_node *a = sched_tree_find(actual, d->cgroup);
 		enum plan_reason why;
 
-		if (is_blocked(&p, d))
+		if (blocked[i])
 			continue;
 		if (!a)
 			why = PLAN_NEW;

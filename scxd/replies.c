@@ -89,6 +89,7 @@ static int status_json(struct daemon *d, json_t **ret)
 	_cleanup_(actual_state_donep) struct actual_state a = {};
 	_cleanup_(desired_result_donep) struct desired_result want = {};
 	_cleanup_(plan_donep) struct plan plan = {};
+	_cleanup_free_ const struct sched_node **blocker = NULL;
 	struct desired_opts opts = { .api = d->api };
 	json_t *o, *nodes, *ignored;
 	int r;
@@ -102,17 +103,17 @@ static int status_json(struct daemon *d, json_t **ret)
 		r = plan_build(&want.tree, &a.tree, &plan);	/* for what is blocked */
 	if (r < 0)
 		return r;
+	/* by position in want: the foreign node that blocks it (plan.blocked points into want) */
+	blocker = calloc(want.tree.n + 1, sizeof(*blocker));
+	if (!blocker)
+		return -ENOMEM;
+	for (size_t j = 0; j < plan.n_blocked; j++)
+		blocker[plan.blocked[j] - want.tree.nodes] = plan.blocked_by[j];
 	nodes = json_array();
-	for (size_t i = 0; i < want.tree.n; i++) {
-		const struct sched_node *blocker = NULL;
-
-		for (size_t j = 0; j < plan.n_blocked; j++)
-			if (plan.blocked[j] == &want.tree.nodes[i])
-				blocker = plan.blocked_by[j];
+	for (size_t i = 0; i < want.tree.n; i++)
 		json_array_append_new(nodes, status_node(d, &want.tree.nodes[i],
 							 sched_tree_find(&a.tree, want.tree.nodes[i].cgroup),
-							 blocker, &a, &cg));
-	}
+							 blocker[i], &a, &cg));
 	for (size_t i = 0; i < a.tree.n; i++)
 		if (!sched_tree_find(&want.tree, a.tree.nodes[i].cgroup))
 			json_array_append_new(nodes, status_node(d, NULL, &a.tree.nodes[i], NULL, &a, &cg));

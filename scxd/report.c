@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <systemd/sd-daemon.h>
 
 #include "daemon.h"
@@ -26,12 +27,17 @@ void notify_send_status(struct daemon *d)
 		   e ? (int)(nl ? nl - e : (ptrdiff_t)strlen(e)) : 0, e ?: "");
 }
 
-static bool plan_blocks(const struct plan *plan, const char *cgroup)
+/*
+ * By position in want: whether the plan blocks the node (plan->blocked
+ * points into want); NULL on -ENOMEM.
+ */
+static bool *blocked_mask(const struct sched_tree *want, const struct plan *plan)
 {
-	for (size_t i = 0; i < plan->n_blocked; i++)
-		if (streq(plan->blocked[i]->cgroup, cgroup))
-			return true;
-	return false;
+	bool *mask = calloc(want->n + 1, sizeof(*mask));
+
+	for (size_t i = 0; mask && i < plan->n_blocked; i++)
+		mask[plan->blocked[i] - want->nodes] = true;
+	return mask;
 }
 
 /*
@@ -42,16 +48,17 @@ void notify_status(struct daemon *d, const struct sched_tree *want, const struct
 		   const char *const *failed, size_t n_failed)
 {
 	_cleanup_free_ const char **names = calloc(want->n + 1, sizeof(*names));
+	_cleanup_free_ bool *blocked = blocked_mask(want, plan);
 	size_t n_names = 0, n_cgroups = 0, n_waiting = 0;
 	char retry[64];
 
-	if (!names)
+	if (!names || !blocked)
 		return;
 	for (size_t i = 0; i < want->n; i++) {
 		const struct sched_node *n = &want->nodes[i];
 		size_t j;
 
-		if (below_failed(failed, n_failed, n->cgroup) || plan_blocks(plan, n->cgroup))
+		if (blocked[i] || below_failed(failed, n_failed, n->cgroup))
 			continue;
 		n_cgroups++;
 		for (j = 0; j < n_names && !streq(names[j], n->scheduler); j++)
@@ -70,29 +77,59 @@ void notify_status(struct daemon *d, const struct sched_tree *want, const struct
 	notify_send_status(d);
 }
 
-/* Whether blocked node i is the first one its foreign node blocks. */
-static bool first_blocked_by(const struct plan *plan, size_t i)
+/* The blocked nodes of one foreign node: how many, the first, and the policy's node on it. */
+struct blocked_group {
+	const struct sched_node *by, *on_it;
+	size_t first, n;
+};
+
+static int by_blocker_cmp(const void *x, const void *y, void *userdata)
 {
-	for (size_t j = 0; j < i; j++)
-		if (plan->blocked_by[j] == plan->blocked_by[i])
-			return false;
-	return true;
+	const struct plan *plan = userdata;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	uintptr_t pa = (uintptr_t)plan->blocked_by[a], pb = (uintptr_t)plan->blocked_by[b];
+
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	return a < b ? -1 : a > b;
 }
 
-/* How many blocked nodes the foreign node 'by' blocks, and the policy's node on it. */
-static size_t blocked_count(const struct plan *plan, const struct sched_node *by,
-			    const struct sched_node **on_it)
+static int group_first_cmp(const void *x, const void *y)
 {
+	const struct blocked_group *a = x, *b = y;
+
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/*
+ * The foreign nodes that block, each once, in the order the plan first
+ * names them: sorted by blocker rather than compared pairwise (a foreign
+ * root blocks every cgroup). *ret allocated; returns how many, or -ENOMEM.
+ */
+static ssize_t blocked_groups(const struct plan *plan, struct blocked_group **ret)
+{
+	_cleanup_free_ size_t *order = calloc(plan->n_blocked + 1, sizeof(*order));
+	struct blocked_group *g = calloc(plan->n_blocked + 1, sizeof(*g));
 	size_t n = 0;
 
-	*on_it = NULL;
-	for (size_t i = 0; i < plan->n_blocked; i++) {
-		if (plan->blocked_by[i] != by)
-			continue;
-		n++;
-		if (streq(plan->blocked[i]->cgroup, by->cgroup))
-			*on_it = plan->blocked[i];
+	if (!order || !g) {
+		free(g);
+		return -ENOMEM;
 	}
+	for (size_t i = 0; i < plan->n_blocked; i++)
+		order[i] = i;
+	qsort_r(order, plan->n_blocked, sizeof(*order), by_blocker_cmp, (void *)plan);
+	for (size_t k = 0; k < plan->n_blocked; k++) {
+		size_t i = order[k];
+
+		if (!n || g[n - 1].by != plan->blocked_by[i])
+			g[n++] = (struct blocked_group){ .by = plan->blocked_by[i], .first = i };
+		g[n - 1].n++;
+		if (streq(plan->blocked[i]->cgroup, plan->blocked_by[i]->cgroup))
+			g[n - 1].on_it = plan->blocked[i];
+	}
+	qsort(g, n, sizeof(*g), group_first_cmp);
+	*ret = g;
 	return n;
 }
 
@@ -103,35 +140,34 @@ static size_t blocked_count(const struct plan *plan, const struct sched_node *by
  */
 void report_blocked(struct daemon *d, const struct plan *plan)
 {
+	_cleanup_free_ struct blocked_group *g = NULL;
 	_cleanup_free_ char *now = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&now, &len);
+	ssize_t n = blocked_groups(plan, &g);
+	FILE *f;
 
+	if (n < 0)
+		return;
+	f = open_memstream(&now, &len);
 	if (!f)
 		return;
-	for (size_t i = 0; i < plan->n_blocked; i++)
-		if (first_blocked_by(plan, i))
-			fprintf(f, "%s\t%s\n", plan->blocked_by[i]->cgroup,
-				plan->blocked_by[i]->scheduler);
+	for (ssize_t k = 0; k < n; k++)
+		fprintf(f, "%s\t%s\n", g[k].by->cgroup, g[k].by->scheduler);
 	if (fclose(f) != 0)
 		return;
 	if (d->blocked_reported ? streq(d->blocked_reported, now) : !*now)
 		return;
-	for (size_t i = 0; i < plan->n_blocked; i++) {
-		const struct sched_node *by = plan->blocked_by[i], *on_it;
-		size_t n;
+	for (ssize_t k = 0; k < n; k++) {
+		const struct sched_node *by = g[k].by, *on_it = g[k].on_it;
 
-		if (!first_blocked_by(plan, i))
-			continue;
-		n = blocked_count(plan, by, &on_it);
 		if (on_it)
 			log_warning(0, ABOUT(.cgroup = by->cgroup, .scheduler = on_it->scheduler),
 				    "%s: runs %s, which scxd did not attach; not replacing it with %s, nor attaching the %zu scheduler(s) the policy wants below it, until it is gone",
-				    by->cgroup, by->scheduler, on_it->scheduler, n - 1);
+				    by->cgroup, by->scheduler, on_it->scheduler, g[k].n - 1);
 		else
 			log_warning(0, ABOUT(.cgroup = by->cgroup, .scheduler = by->scheduler),
 				    "%s: runs %s, which scxd did not attach; not attaching the %zu scheduler(s) the policy wants below it, until it is gone",
-				    by->cgroup, by->scheduler, n);
+				    by->cgroup, by->scheduler, g[k].n);
 	}
 	free(d->blocked_reported);
 	d->blocked_reported = TAKE_PTR(now);

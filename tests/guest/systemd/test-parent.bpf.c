@@ -34,6 +34,7 @@ UEI_DEFINE(uei);
 #define KILL_WEIGHT	7
 #define STARVE_WEIGHT	9
 #define KILL_AFTER_NS	(1000ULL * 1000 * 1000)
+#define CLAIMING	((u64)-1)	/* a slot taken, its kid not written yet */
 
 struct kid {
 	u64 cgid;
@@ -63,7 +64,7 @@ static bool serve(u32 i, u64 now)
 	struct kid *k = &kids[i % MAX_KIDS];
 	u64 cgid = k->cgid;
 
-	if (!cgid || k->weight == STARVE_WEIGHT)
+	if (!cgid || cgid == CLAIMING || k->weight == STARVE_WEIGHT)
 		return false;
 	if (k->weight == KILL_WEIGHT) {
 		if (now - k->attached_at >= KILL_AFTER_NS &&
@@ -103,9 +104,16 @@ s32 BPF_STRUCT_OPS(test_parent_sub_attach, struct scx_sub_attach_args *args)
 	u32 i;
 
 	bpf_for(i, 0, MAX_KIDS) {
-		if (__sync_val_compare_and_swap(&kids[i].cgid, 0, cgid) == 0) {
+		/*
+		 * Publish the cgroup id only once its mark is written: a slot
+		 * freed by a kill and taken again must not show the new kid
+		 * with the killed one's weight (on 7.3, where a child takes
+		 * seconds to load, /tp/served was killed that way).
+		 */
+		if (__sync_val_compare_and_swap(&kids[i].cgid, 0, CLAIMING) == 0) {
 			kids[i].weight = scxd_cgroup_weight_by_id(cgid);
 			kids[i].attached_at = bpf_ktime_get_ns();
+			__sync_lock_test_and_set(&kids[i].cgid, cgid);
 			/* upstream, a child has no caps until granted */
 			if (SCXD_CID)
 				scxd_grant_lent(cgid);

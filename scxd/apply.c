@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "apply.h"
@@ -494,7 +495,9 @@ struct load_pool {
 	struct apply_load_job *jobs;
 	size_t n;
 	size_t next;			/* the next job to take, under lock */
+	unsigned running;		/* workers not finished, under lock */
 	pthread_mutex_t lock;
+	pthread_cond_t finished;	/* a worker finished */
 };
 
 static struct apply_load_job *load_pool_take(struct load_pool *p)
@@ -520,14 +523,38 @@ static void *load_worker(void *userdata)
 
 	while ((job = load_pool_take(p)))
 		load_job_run(p, job);
+	pthread_mutex_lock(&p->lock);
+	p->running--;
+	pthread_cond_signal(&p->finished);
+	pthread_mutex_unlock(&p->lock);
 	return NULL;
+}
+
+/* Wait for the workers, calling tick at least once a second meanwhile. */
+static void load_pool_wait(struct load_pool *p, void (*tick)(void *), void *userdata)
+{
+	pthread_mutex_lock(&p->lock);
+	while (p->running > 0) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		(void) pthread_cond_timedwait(&p->finished, &p->lock, &until);
+		if (tick) {
+			pthread_mutex_unlock(&p->lock);
+			tick(userdata);
+			pthread_mutex_lock(&p->lock);
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
 }
 
 int apply_load_many(const struct scxd_paths *paths, struct apply_load_job *jobs, size_t n,
 		    unsigned workers, void (*tick)(void *), void *userdata)
 {
 	struct load_pool p = { .paths = paths, .jobs = jobs, .n = n,
-			       .lock = PTHREAD_MUTEX_INITIALIZER };
+			       .lock = PTHREAD_MUTEX_INITIALIZER,
+			       .finished = PTHREAD_COND_INITIALIZER };
 	pthread_t threads[APPLY_LOAD_WORKERS_MAX];
 	unsigned started = 0;
 	struct apply_load_job *job;
@@ -536,12 +563,20 @@ int apply_load_many(const struct scxd_paths *paths, struct apply_load_job *jobs,
 	libbpf_set_print(libbpf_capture);
 	for (size_t i = 0; i < n; i++)
 		jobs[i].obj = (struct apply_object){ .uei_offset = SIZE_MAX };
-	if (workers > APPLY_LOAD_WORKERS_MAX)
-		workers = APPLY_LOAD_WORKERS_MAX;
-	/* the caller's thread is one of the workers, and ticks between its jobs */
-	for (; started + 1 < workers && started + 1 < n; started++)
+	workers = workers < 1 ? 1 : workers > APPLY_LOAD_WORKERS_MAX ? APPLY_LOAD_WORKERS_MAX : workers;
+	/*
+	 * The caller's thread only waits and ticks: the verifier can take
+	 * longer over one object than the watchdog allows (seconds under
+	 * emulation for a cid-form object), and the ticks must go on.
+	 */
+	p.running = workers < n ? workers : (unsigned)n;
+	for (; started < p.running; started++)
 		if (pthread_create(&threads[started], NULL, load_worker, &p) != 0)
 			break;
+	p.running = started;
+	if (started > 0)
+		load_pool_wait(&p, tick, userdata);
+	/* no thread could start: load here, ticking between objects */
 	while ((job = load_pool_take(&p))) {
 		load_job_run(&p, job);
 		if (tick)
@@ -549,6 +584,7 @@ int apply_load_many(const struct scxd_paths *paths, struct apply_load_job *jobs,
 	}
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
+	pthread_cond_destroy(&p.finished);
 	pthread_mutex_destroy(&p.lock);
 	return 0;
 }

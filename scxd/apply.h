@@ -75,9 +75,10 @@ struct apply_load_job {
 };
 
 /*
- * apply_load() every job, up to 'workers' at a time (threads, the
- * caller's among them; it calls tick between its jobs, to ping the
- * watchdog). Each job's outcome is in its r and reason.
+ * apply_load() every job, up to 'workers' at a time on threads of its
+ * own, while the caller's thread calls tick at least once a second (to
+ * ping the watchdog: the kernel's verifier can take longer over one
+ * object than it allows). Each job's outcome is in its r and reason.
  */
 int apply_load_many(const struct scxd_paths *paths, struct apply_load_job *jobs, size_t n,
 		    unsigned workers, void (*tick)(void *), void *userdata);

@@ -240,15 +240,15 @@ static void load_jobs_done(struct apply_load_job *jobs, size_t n)
 }
 
 /*
- * The plan's steps in order. With more than one load worker, attach
- * steps are loaded ahead in windows of twice as many as there are
- * workers (a window bounds the memory of objects loaded and not yet
- * attached).
+ * The plan's steps in order. Attach steps are loaded ahead on worker
+ * threads, in windows of twice as many as there are workers (a window
+ * bounds the memory of objects loaded and not yet attached), while this
+ * thread pings the watchdog: one object's verification can outlast it.
  */
 static int run_steps(struct daemon *d, const struct plan *plan, const struct cgroup_list *cg,
 		     const char **failed, size_t *n_failed)
 {
-	size_t window = d->load_workers > 1 ? 2 * d->load_workers : 0, n_jobs = 0;
+	size_t window = 2 * (d->load_workers ?: 1), n_jobs = 0;
 	_cleanup_free_ struct apply_load_job *jobs = calloc(window + 1, sizeof(*jobs));
 	_cleanup_free_ struct apply_load_job **job_of = calloc(plan->n + 1, sizeof(*job_of));
 

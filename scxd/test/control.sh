@@ -320,8 +320,13 @@ else
 		for _ in $(seq 100); do grep -q sent "$tmp/partial.out" && break; sleep 0.05; done
 		rss1=$(rss)
 		wait "$part_pid"
-		sleep 0.5
-		rss2=$(rss)
+		# the loop frees them as it sees the hang-ups: give a loaded
+		# machine up to 10 s (the old server held them for good)
+		for _ in $(seq 50); do
+			rss2=$(rss)
+			[ $((rss2 - rss0)) -lt 8192 ] && break
+			sleep 0.2
+		done
 		figures="$figures, round $round: ${rss1} kB open, ${rss2} kB closed"
 	done
 	echo "# scxd RSS: ${rss0} kB before 15 partial 2 MB requests$figures"

@@ -173,10 +173,12 @@ obj=/payload/test-fail.bpf.o
 sched_dir=$(dirname "$(ls /usr/lib/*/scxd/wparent.bpf.o /usr/lib/scxd/wparent.bpf.o 2>/dev/null | head -1)")
 # on an upstream kernel scxd loads the cid-form set, from cid/ (and the
 # payloads were built cid-form for it)
+# (the kernel's BTF says so, as it tells scxd: not scxd, which may be
+# restarting just now)
 cid_form=0
-case $(scxdctl status 2>/dev/null | grep -m1 '^kernel:') in
-*cid-form*) sched_dir=$sched_dir/cid cid_form=1 ;;
-esac
+if grep -qa sched_ext_ops_cid /sys/kernel/btf/vmlinux; then
+	sched_dir=$sched_dir/cid cid_form=1
+fi
 if [ ! -f $obj ] || [ ! -f "$sched_dir/wparent.bpf.o" ]; then
 	skip child-exit "no $obj or no scheduler directory ('$sched_dir')"
 	reload_policy /run/policy.before-detach-exit

@@ -511,9 +511,20 @@ static struct apply_load_job *load_pool_take(struct load_pool *p)
 	return job;
 }
 
+static uint64_t monotonic_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 static void load_job_run(struct load_pool *p, struct apply_load_job *job)
 {
+	uint64_t start = monotonic_usec();
+
 	job->r = apply_load(p->paths, job->node, job->cgid, &job->obj, &job->reason);
+	job->load_usec = monotonic_usec() - start;
 }
 
 static void *load_worker(void *userdata)

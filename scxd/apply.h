@@ -65,13 +65,17 @@ int apply_commit(const struct scxd_paths *paths, const struct sched_node *node, 
 
 #define APPLY_LOAD_WORKERS_MAX 16
 
-/* One apply_load() of apply_load_many(): in node and cgid, out obj, r and reason. */
+/*
+ * One apply_load() of apply_load_many(): in node and cgid, out obj, r,
+ * reason and how long the load took (the kernel's verifier, mostly).
+ */
 struct apply_load_job {
 	const struct sched_node *node;
 	uint64_t cgid;
 	struct apply_object obj;
 	int r;
 	char *reason;
+	uint64_t load_usec;
 };
 
 /*

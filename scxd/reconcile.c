@@ -171,10 +171,17 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 	backoff_attached(d, n->cgroup);
 	d->counters.attaches++;
 	path_set_add(&d->known, n->cgroup, cgid);
-	log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
-		       .file = d->policy_file, .message_id = SCXD_MESSAGE_ATTACHED),
-		 "%s: attached %s (%s, cgroup id %" PRIu64 ")", n->cgroup, n->scheduler,
-		 plan_reason_name(s->reason), cgid);
+	if (job)
+		log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
+			       .file = d->policy_file, .message_id = SCXD_MESSAGE_ATTACHED),
+			 "%s: attached %s (%s, cgroup id %" PRIu64 "; loaded in %.2f s)",
+			 n->cgroup, n->scheduler, plan_reason_name(s->reason), cgid,
+			 job->load_usec / 1e6);
+	else
+		log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
+			       .file = d->policy_file, .message_id = SCXD_MESSAGE_ATTACHED),
+			 "%s: attached %s (%s, cgroup id %" PRIu64 ")", n->cgroup, n->scheduler,
+			 plan_reason_name(s->reason), cgid);
 	return 0;
 }
 

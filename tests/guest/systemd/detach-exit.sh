@@ -259,23 +259,25 @@ else
 		nok child-error-logged "no warning with SCXD_CGROUP=/fail-err SCXD_SCHEDULER=test-fail SCXD_EXIT_REASON='BPF error, kind 1025...named scxd-fail'"
 	fi
 
-	# exit -> next attach, from the journal's monotonic timestamps
+	# exit -> next attach, from the journal's monotonic timestamps, less
+	# the object's own load (scxd says "loaded in X s"): what is left is
+	# the backoff and how long scxd takes to see the exit
 	delays=$(awk -F'\t' '$2 == "/fail-err" && $6 ~ /exited/ { t = $1 }
-		$2 == "/fail-err" && $6 ~ /: attached / && t { printf "%.2f ", ($1 - t) / 1e6; t = 0 }' /run/j.err)
+		$2 == "/fail-err" && $6 ~ /: attached / && t {
+			load = 0
+			if (match($6, /loaded in [0-9.]+ s/)) load = substr($6, RSTART + 10, RLENGTH - 12)
+			printf "%.2f ", ($1 - t) / 1e6 - load; t = 0 }' /run/j.err)
 	said=$(awk -F'\t' '$2 == "/fail-err" && $6 ~ /exited/ { sub(/.*retrying in /, "", $6); printf "%s%s", sep, $6; sep = ", " }' /run/j.err)
 	# the i-th wait is the backoff, 2^(i-1) s, plus how long scxd takes to
-	# notice the exit and to load the scheduler again (0.3-0.9 s under TCG)
-	# (a cid-form object takes longer to load: its arena and the
-	# idle-tracking code; 1-3 s more under TCG on 7.3)
+	# notice the exit (its load is taken out above)
 	late=2.5
-	[ "$cid_form" = 1 ] && late=4
 	if echo "$delays" | awk -v late=$late '{ if (NF != 4) exit 1
 		for (i = 1; i <= NF; i++)
 			if ($i < 0.95 * 2 ^ (i - 1) || $i > 2 ^ (i - 1) + late) exit 1
 		}'; then
-		ok "child-error-backoff (exit -> reattach: ${delays}s; scxd said: retrying in $said)"
+		ok "child-error-backoff (exit -> reattach, less the object's load: ${delays}s; scxd said: retrying in $said)"
 	else
-		nok child-error-backoff "exit -> reattach delays '$delays' s (want 1, 2, 4, 8 s, each late by at most $late s), scxd said '$said', $rounds rounds seen in sysfs"
+		nok child-error-backoff "exit -> reattach delays less the loads '$delays' s (want 1, 2, 4, 8 s, each late by at most $late s), scxd said '$said', $rounds rounds seen in sysfs"
 	fi
 
 	if [ $rounds = 4 ] && [ $progress_ok = 1 ] && [ "$trig_ticks" = " 2 2 2 2" ] && [ -n "$err_after" ] &&

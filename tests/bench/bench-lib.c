@@ -197,7 +197,8 @@ static int level_start(const struct bl_dirs *d, const struct bl_level *l, struct
 	argv[a] = NULL;
 
 	if (!l->cgroup) {
-		snprintf(want, sizeof(want), "scxd_%s", l->obj);
+		/* "wparent-main" (SCXD_BENCH_EXTRA_OBJS) is still scxd_wparent */
+		snprintf(want, sizeof(want), "scxd_%.*s", (int)strcspn(l->obj, "-"), l->obj);
 		return sched_proc_start(sp, argv, label, want, why, len);
 	}
 	r = sched_proc_start_child(sp, argv, l->cgroup, label, why, len);

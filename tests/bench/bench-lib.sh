@@ -126,6 +126,41 @@ bench_table() {
 	gnuplot "$gp" 2>"$gp.log" || { bench_log "gnuplot failed: $(tail -3 "$gp.log")"; return 1; }
 }
 
+# bench_keep_results OUT TXT COMMAND LOAD_BEFORE: the guest's raw output
+# and what it ran on into tests/bench/results/<date>-<kernel>-<clock>/, to
+# be committed: every figure a README quotes comes from such a directory
+# (tests/bench/results-table). SCXD_BENCH_RESULTS=no skips it.
+bench_keep_results() {
+	local out=$1 txt=$2 cmd=$3 load0=$4
+	[ "${SCXD_BENCH_RESULTS:-yes}" != no ] || return 0
+	local clock kernel dir series_n tree_n tree_head
+	clock=$(printf '%s' "$bench_clock" | tr -c 'A-Za-z0-9\n' - | tr -s - | tr 'A-Z' 'a-z')
+	kernel=$(printf '%s-%s' "${KVER%%-*}" "$bench_variant")
+	dir=$bench_repo/tests/bench/results/$(date -u +%Y-%m-%d)-$kernel-$clock
+	mkdir -p "$dir"
+	series_n=$(grep -vc '^[[:space:]]*\(#\|$\)' "$bench_repo/kernel/series" 2>/dev/null || echo '?')
+	tree_n=$(git -C "$KDIR" rev-list --count debian..scxd 2>/dev/null || echo '?')
+	tree_head=$(git -C "$KDIR" log -1 --format='%h %s' scxd 2>/dev/null || echo '?')
+	cp "$out" "$dir/$bench_name.out"
+	cp "$txt" "$dir/$bench_name.txt" 2>/dev/null || true
+	{
+		printf 'command\t%s\n' "$cmd"
+		printf 'date\t%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+		printf 'commit\t%s%s\n' "$(git -C "$bench_repo" rev-parse --short HEAD)" \
+			"$(git -C "$bench_repo" diff --quiet HEAD -- schedulers tests/bench || echo ' (with uncommitted changes)')"
+		printf 'kernel\t%s (%s variant); guest: %s\n' "$KVER" "$bench_variant" \
+			"$(awk -F'\t' '$1 == "BENCH-KERNEL" { print $2; exit }' "$out")"
+		printf 'series\t%s patches in kernel/series; the kernel tree has %s on Debian (head: %s)\n' \
+			"$series_n" "$tree_n" "$tree_head"
+		printf 'clock\t%s\n' "$bench_clock"
+		printf 'vcpus\t%s\n' "$bench_cpus"
+		printf 'host\t%s, %s CPUs\n' "$(uname -r)" "$(nproc)"
+		printf 'host load\tbefore %s; after %s\n' "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)"
+		printf 'extra objects\t%s\n' "${SCXD_BENCH_EXTRA_OBJS:-none}"
+	} >"$dir/$bench_name.meta"
+	bench_log "raw results: $dir/$bench_name.{out,meta,txt}"
+}
+
 bench_main() {
 	bench_name=$1
 	local driver=$2
@@ -186,6 +221,9 @@ bench_main() {
 	local dir=$bench_cache/bench
 	mkdir -p "$dir"
 	local out=$dir/$bench_name.out log=$dir/$bench_name.console.log rc=0
+	local load0 cmd
+	load0=$(cut -d' ' -f1-3 /proc/loadavg)
+	cmd="tests/bench/$bench_name --variant $bench_variant --cpus $bench_cpus -- $*"
 	bench_log "booting the $bench_variant kernel ($bench_cpus vCPUs, $bench_clock) for $driver $*; console: $log"
 	env -u SCXD_ICOUNT nice -n 10 "$bench_repo/qemu/run" "${clock[@]}" --variant "$bench_variant" --quiet --output \
 		--cpus "$bench_cpus" --mem "$mem" --timeout "$timeout" --log "$log" \
@@ -208,6 +246,7 @@ bench_main() {
 	local txt=$dir/$bench_name.txt png=$dir/$bench_name.png
 	rm -f "$png"
 	bench_table "$out.table" "$txt" "$dir/$bench_name.dat" "$dir/$bench_name.gp" "$png" || true
+	bench_keep_results "$out" "$txt" "$cmd" "$load0"
 	echo
 	cat "$txt"
 	echo "table: $txt"

@@ -80,12 +80,12 @@ static struct row rows[] = {
 	{ .name = "quiet" },
 	{ .name = "eevdf" },
 	{ .name = "scx_flatcg", .stack = { .peer = "scx_flatcg" } },
-	{ .name = "wparent (lat | fifo)", .stack = { .n_levels = 3,
+	{ .name = "wparent (lat, fifo)", .stack = { .n_levels = 3,
 	  .levels = { { "wparent" }, { "lat", CG_LAT }, { "fifo", CG_NOISY } } } },
 	/* wparent as it was, from SCXD_BENCH_EXTRA_OBJS=.../wparent-main.bpf.o */
-	{ .name = "wparent-main (lat | fifo)", .stack = { .n_levels = 3,
+	{ .name = "wparent-main (lat, fifo)", .stack = { .n_levels = 3,
 	  .levels = { { "wparent-main" }, { "lat", CG_LAT }, { "fifo", CG_NOISY } } } },
-	{ .name = "cells (lat | fifo)", .stack = { .n_levels = 3,
+	{ .name = "cells (lat, fifo)", .stack = { .n_levels = 3,
 	  .levels = { { "cells" }, { "lat", CG_LAT }, { "fifo", CG_NOISY } } } },
 	{ .name = "eevdf (end of round)" },
 };

@@ -129,12 +129,13 @@ bench_table() {
 # bench_keep_results OUT TXT COMMAND LOAD_BEFORE: the guest's raw output
 # and what it ran on into tests/bench/results/<date>-<kernel>-<clock>/, to
 # be committed: every figure a README quotes comes from such a directory
-# (tests/bench/results-table). SCXD_BENCH_RESULTS=no skips it.
+# (tests/bench/results-table); NAME.load has the host's load every 20 s.
+# SCXD_BENCH_RESULTS=no skips it.
 bench_keep_results() {
 	local out=$1 txt=$2 cmd=$3 load0=$4
 	[ "${SCXD_BENCH_RESULTS:-yes}" != no ] || return 0
 	local clock kernel dir series_n tree_n tree_head
-	clock=$(printf '%s' "$bench_clock" | tr -c 'A-Za-z0-9\n' - | tr -s - | tr 'A-Z' 'a-z')
+	clock=$(printf '%s' "$bench_clock" | tr -c '[:alnum:]\n' - | tr -s - | tr '[:upper:]' '[:lower:]')
 	kernel=$(printf '%s-%s' "${KVER%%-*}" "$bench_variant")
 	dir=$bench_repo/tests/bench/results/$(date -u +%Y-%m-%d)-$kernel-$clock
 	mkdir -p "$dir"
@@ -142,6 +143,7 @@ bench_keep_results() {
 	tree_n=$(git -C "$KDIR" rev-list --count debian..scxd 2>/dev/null || echo '?')
 	tree_head=$(git -C "$KDIR" log -1 --format='%h %s' scxd 2>/dev/null || echo '?')
 	cp "$out" "$dir/$bench_name.out"
+	[ -f "$out.load" ] && cp "$out.load" "$dir/$bench_name.load"
 	cp "$txt" "$dir/$bench_name.txt" 2>/dev/null || true
 	{
 		printf 'command\t%s\n' "$cmd"
@@ -221,8 +223,11 @@ bench_main() {
 	local dir=$bench_cache/bench
 	mkdir -p "$dir"
 	local out=$dir/$bench_name.out log=$dir/$bench_name.console.log rc=0
-	local load0 cmd
+	local load0 cmd sampler
 	load0=$(cut -d' ' -f1-3 /proc/loadavg)
+	# the host's load every 20 s while the guest runs, beside its rounds
+	( while :; do printf '%s\t%s\n' "$(date -u +%T)" "$(cut -d' ' -f1-3 /proc/loadavg)"; sleep 20; done ) >"$out.load" &
+	sampler=$!
 	cmd="tests/bench/$bench_name --variant $bench_variant --cpus $bench_cpus -- $*"
 	bench_log "booting the $bench_variant kernel ($bench_cpus vCPUs, $bench_clock) for $driver $*; console: $log"
 	env -u SCXD_ICOUNT nice -n 10 "$bench_repo/qemu/run" "${clock[@]}" --variant "$bench_variant" --quiet --output \
@@ -232,6 +237,7 @@ bench_main() {
 		--payload "$payload/peers:/payload/peers" \
 		--payload "$payload/tools:/payload/tools" \
 		-- "$driver" "$@" | tee "$out" || rc=$?
+	kill "$sampler" 2>/dev/null || true
 	grep -q '^BENCH-ROW' "$out" || bench_die "the guest printed no result (exit $rc; console: $log)"
 
 	# a driver that reports after every round: its last report only

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Inside the systemd guest: scxd.service came up and the kernel's scheduler
-# tree is what /etc/scxd/policy.json asks for. Prints ok/not ok lines.
+# Inside the systemd guest: scxd.service came up with the installed policy,
+# which attaches nothing; the administrator's step (the demo policy,
+# /payload/policy.json, copied over it and reloaded) makes the kernel's
+# scheduler tree what /etc/scxd/policy.json asks for. Prints ok/not ok lines.
 fails=0
 ok() { echo "ok - guest/systemd/$1"; }
 nok() { echo "not ok - guest/systemd/$1${2:+ ($2)}"; fails=$((fails + 1)); }
@@ -17,6 +19,24 @@ if [ "$(systemctl is-active scxd.service)" = active ]; then
 else
 	nok scxd-active-after-ready "$state"
 	journalctl -u scxd.service --no-pager | tail -30
+fi
+
+# the policy the package (or meson install) put there attaches nothing:
+# scxd runs, nothing is pinned, the kernel's default class everywhere
+n=$(grep -c '"scheduler"' /etc/scxd/policy.json)
+kstate=$(cat /sys/kernel/sched_ext/state 2>/dev/null)
+pins=$(ls /sys/fs/bpf/scxd 2>/dev/null | wc -l)
+if [ "$n" = 0 ] && [ "$kstate" = disabled ] && [ "$pins" = 0 ] &&
+   [ "$(systemctl is-active scxd.service)" = active ]; then
+	ok "installed-policy-attaches-nothing (/etc/scxd/policy.json: $n entries; sched_ext $kstate, $pins pins; $(systemctl show -p StatusText --value scxd.service))"
+else
+	nok installed-policy-attaches-nothing "/etc/scxd/policy.json has $n schedulers, sched_ext $kstate, $pins pins"
+fi
+# the administrator's step: a policy of one's own, then a reload
+if [ -f /payload/policy.json ]; then
+	install -m 0644 /payload/policy.json /etc/scxd/policy.json
+	systemctl reload scxd.service 2>/dev/null && ok "demo-policy-reloaded (conf/examples/demo.json as /etc/scxd/policy.json)" ||
+		nok demo-policy-reloaded "systemctl reload exit $?"
 fi
 
 # the root entry's scheduler is the kernel's root scheduler
@@ -222,6 +242,13 @@ if grep -qa sub_cgroup_id /sys/kernel/btf/vmlinux; then
 	systemctl stop probe-1.scope inslice.scope 2>/dev/null
 fi
 
+# a Kubernetes node's layout (kubelet's systemd cgroup driver) under
+# conf/examples/kubernetes-node.json: pods come and go (k8s.sh)
+if [ -f /payload/k8s.sh ]; then
+	sh /payload/k8s.sh
+	fails=$((fails + $?))
+fi
+
 echo "--- scxdctl status"
 scxdctl status
 echo "---"
@@ -253,9 +280,10 @@ systemctl restart scxd.service 2>/dev/null
 echo "--- journal"
 journalctl -u scxd.service --no-pager -o cat | tail -15
 
-# last: purging the package detaches the schedulers and removes its state
+# last: removing the package detaches the schedulers; purging it removes
+# its configuration
 if [ -f /payload/deb.sh ]; then
-	sh /payload/deb.sh purge
+	sh /payload/deb.sh remove-purge
 	fails=$((fails + $?))
 fi
 exit $fails

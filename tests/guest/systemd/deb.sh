@@ -13,9 +13,13 @@
 #                    adopts the schedulers: the same link ids, the kernel's
 #                    enable_seq unchanged, the new process runs the
 #                    installed binary
-#   deb.sh purge     (last, from checks.sh) `dpkg --purge scxd` says it
-#                    detaches the pinned schedulers and does, and removes
-#                    /run/scxd, /sys/fs/bpf/scxd and /etc/scxd
+#   deb.sh remove-purge
+#                    (last, from checks.sh) `dpkg --remove scxd` stops scxd
+#                    and detaches the pinned schedulers, naming each cgroup,
+#                    the root last (sched_ext disabled), removes /run/scxd
+#                    and /sys/fs/bpf/scxd and keeps the policy; `dpkg
+#                    --purge` then removes /etc/scxd but for an
+#                    administrator's drop-in, which it names
 # Payloads: /payload/scxd-upgrade.deb, /payload/churn (churn links: the
 # pinned link ids). Exits with the number of failed checks.
 fails=0
@@ -27,26 +31,49 @@ wait_active() {
 	while [ "$(systemctl is-active scxd.service)" != active ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
 }
 
-purge() {
+remove_purge() {
+	# remove: scxd stops and its schedulers are detached, children first
 	n=$(ls /sys/fs/bpf/scxd 2>/dev/null | wc -l)
 	state0=$(cat /sys/kernel/sched_ext/state)
-	out=$(dpkg --purge scxd 2>&1)
+	out=$(dpkg --remove scxd 2>&1)
 	rc=$?
+	sleep 1
 	left=
-	for p in /run/scxd /sys/fs/bpf/scxd /etc/scxd /usr/sbin/scxd; do
+	for p in /run/scxd /sys/fs/bpf/scxd /usr/sbin/scxd; do
 		[ -e $p ] && left="$left $p"
 	done
 	state1=$(cat /sys/kernel/sched_ext/state)
 	said=$(echo "$out" | grep -m1 'scxd: detaching')
+	named=$(echo "$out" | sed -n 's/^scxd:   //p')
+	last=$(echo "$named" | tail -1)
+	status=$(dpkg-query -W -f='${db:Status-Abbrev}' scxd 2>/dev/null)
 	if [ $rc = 0 ] && [ -z "$left" ] && [ "$state1" = disabled ] && [ -n "$said" ] &&
-	   ! dpkg-query -W scxd >/dev/null 2>&1; then
-		ok "deb-purge-detaches-and-cleans ($n pins; sched_ext $state0 -> $state1; said \"$said\")"
+	   [ "$last" = / ] && [ "$(echo "$named" | wc -l)" = "$n" ] &&
+	   [ "$status" = "rc " ] && [ -f /etc/scxd/policy.json ] &&
+	   [ "$(systemctl is-active scxd.service)" != active ]; then
+		ok "deb-remove-detaches ($n pins; sched_ext $state0 -> $state1; said \"$said\", named $(echo "$named" | tr '\n' ' ')(the root last); dpkg '$status', the policy kept)"
 	else
-		nok deb-purge-detaches-and-cleans "dpkg exit $rc, left:$left, sched_ext $state0 -> $state1, output: $(echo "$out" | tr '\n' ' ')"
+		nok deb-remove-detaches "dpkg exit $rc, left:$left, sched_ext $state0 -> $state1, dpkg '$status', named '$(echo "$named" | tr '\n' ' ')' of $n pins, output: $(echo "$out" | tr '\n' ' ')"
 	fi
+
+	# purge: the conffile and /etc/scxd go; an administrator's drop-in is
+	# left, and purge says so
+	mkdir -p /etc/scxd/policy.d
+	echo '{ "version": 1, "entries": [] }' > /etc/scxd/policy.d/90-site.json
+	out=$(dpkg --purge scxd 2>&1)
+	rc=$?
+	said=$(echo "$out" | grep -m1 'scxd: left /etc/scxd')
+	left=$(find /etc/scxd -type f 2>/dev/null | tr '\n' ' ')
+	if [ $rc = 0 ] && [ "$left" = "/etc/scxd/policy.d/90-site.json " ] &&
+	   echo "$said" | grep -q 90-site.json && ! dpkg-query -W scxd >/dev/null 2>&1; then
+		ok "deb-purge-says-what-it-left (said \"$said\")"
+	else
+		nok deb-purge-says-what-it-left "dpkg exit $rc, files left: '$left', said '$said', output: $(echo "$out" | tr '\n' ' ')"
+	fi
+	rm -rf /etc/scxd
 	exit $fails
 }
-[ "${1:-}" = purge ] && purge
+[ "${1:-}" = remove-purge ] && remove_purge
 
 # --- installed from the package
 conf=$(dpkg-query -W -f='${Conffiles}' scxd 2>/dev/null | awk '{print $1}' | tr '\n' ' ')

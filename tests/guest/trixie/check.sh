@@ -11,7 +11,11 @@
 #   apt-install        `apt-get install ./scxd_*.deb`; the package enabled
 #                      and started scxd.service (postinst), conffile policy
 #   kernel-api         scxdctl status: sub-schedulers (cid-form, upstream)
-#   example-policy-*   the shipped policy: root wparent; systemd-run scopes
+#   installed-policy-attaches-nothing
+#                      the shipped policy attaches nothing: sched_ext
+#                      disabled, nothing pinned, scxd active
+#   example-policy-*   the package's example demo.json installed as
+#                      /etc/scxd/policy.json and reloaded: root wparent; systemd-run scopes
 #                      in scxd-demo.slice get their own fifo / vtime child
 #                      (root/sub/sub-<cgroup id>/ops), their tasks run in
 #                      sched_ext and progress
@@ -27,10 +31,11 @@
 #                      adopts the running schedulers (same link ids)
 #   cells-adopted-relayout  the adopted cells still lays its CPUs out
 #                      (its timer outlives the scxd that loaded it)
-#   deb-remove-keeps   apt-get remove: scxd stops, says the schedulers keep
-#                      running, and they do
-#   deb-purge-detaches apt-get purge: detaches them (sched_ext disabled,
-#                      the tasks back in the fair class), removes its state
+#   deb-remove-detaches apt-get remove: scxd stops and detaches the
+#                      schedulers, naming each cgroup, the root last
+#                      (sched_ext disabled, the tasks back in the fair
+#                      class); the policy is kept
+#   deb-purge-cleans   apt-get purge: removes /etc/scxd and its state
 #   dmesg-clean        no WARNING, BUG or Oops in the kernel log (the
 #                      console is quiet, as Debian boots: qemu/run cannot
 #                      see them there)
@@ -150,7 +155,20 @@ else
 	echo "$st" | head -20 | sed 's/^/# scxdctl: /'
 fi
 
-# --- the shipped policy: root wparent, scopes get children --------------------
+# --- the shipped policy attaches nothing; the example demo.json does ----------
+
+n=$(grep -c '"scheduler"' /etc/scxd/policy.json)
+kstate=$(cat $sx/state 2>/dev/null)
+pins=$(ls /sys/fs/bpf/scxd 2>/dev/null | wc -l)
+[ "$n" = 0 ] && [ "$kstate" = disabled ] && [ "$pins" = 0 ] && [ "$(systemctl is-active scxd.service)" = active ] &&
+	ok "installed-policy-attaches-nothing (/etc/scxd/policy.json: $n entries; sched_ext $kstate, $pins pins)" ||
+	nok installed-policy-attaches-nothing "/etc/scxd/policy.json has $n schedulers, sched_ext $kstate, $pins pins"
+ex=/usr/share/doc/scxd/examples/demo.json
+[ -f $ex ] || { [ -f $ex.gz ] && gunzip -c $ex.gz > /root/demo.json && ex=/root/demo.json; }
+install -m 0644 $ex /etc/scxd/policy.json
+systemctl reload scxd.service 2>/dev/null || nok example-policy-reload "systemctl reload of $ex exit $?"
+i=0
+while [ "$(cat $sx/root/ops 2>/dev/null)" != scxd_wparent ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
 
 root0=$(cat $sx/root/ops 2>/dev/null)
 [ "$root0" = scxd_wparent ] && [ "$(cat $sx/state)" = enabled ] &&
@@ -194,11 +212,10 @@ progress example-policy-tasks-progress
 
 # --- reload: a good policy ------------------------------------------------------
 
-cp /etc/scxd/policy.json /root/policy.shipped
 cat > /etc/scxd/policy.json <<'EOF'
 {
   "version": 1,
-  "comment": "tests/guest/trixie: the shipped policy with the children's schedulers swapped",
+  "comment": "tests/guest/trixie: demo.json with the children's schedulers swapped",
   "entries": [
     { "cgroup": "/", "scheduler": "wparent" },
     { "unit": "*.scope", "slice": "scxd-demo.slice", "scheduler": "fifo" },
@@ -322,39 +339,40 @@ c1=$(caps_of "$web_cg")
 	nok cells-adopted-relayout "web.scope's cids stayed '$c0' for 10 s after cpu.weight $(cat "/sys/fs/cgroup$web_cg/cpu.weight" 2>&1): cells' timer is dead?"
 systemctl set-property --runtime web.scope CPUWeight=100
 
-tree0=$(tree) seq0=$(cat $sx/enable_seq)
+n=$(ls /sys/fs/bpf/scxd 2>/dev/null | wc -l)
+state0=$(cat $sx/state) tree0=$(tree)
 out=$(DEBIAN_FRONTEND=noninteractive apt-get remove -y scxd 2>&1)
 rc=$?
 sleep 2
-said=$(echo "$out" | grep -m1 'keep running without scxd')
+said=$(echo "$out" | grep -m1 'scxd: detaching')
+named=$(echo "$out" | sed -n 's/^scxd:   //p')
 status=$(dpkg-query -W -f='${db:Status-Abbrev}' scxd 2>/dev/null)
-tree1=$(tree) seq1=$(cat $sx/enable_seq)
+state1=$(cat $sx/state)
+left=
+for p in /run/scxd /sys/fs/bpf/scxd /usr/sbin/scxd /usr/lib/scxd; do
+	[ -e $p ] && left="$left $p"
+done
 if [ $rc = 0 ] && [ -n "$said" ] && [ "$(systemctl is-active scxd.service)" != active ] &&
-   [ "$tree1" = "$tree0" ] && [ "$seq1" = "$seq0" ] && [ "$(ext_on $batch_pid)" = 1 ] &&
+   [ "$state1" = disabled ] && [ -z "$left" ] && [ "$(echo "$named" | tail -1)" = / ] &&
+   [ "$(echo "$named" | wc -l)" = "$n" ] &&
+   [ "$(ext_on $batch_pid)" = 0 ] && [ "$(ext_on $web_pid)" = 0 ] &&
    [ "$status" = "rc " ] && [ -f /etc/scxd/policy.json ]; then
-	ok "deb-remove-keeps-schedulers (apt-get remove: \"$said\"; scxd $(systemctl is-active scxd.service), dpkg '$status'; still $tree1, enable_seq $seq1, the scopes' tasks ext.enabled 1)"
+	ok "deb-remove-detaches (apt-get remove: \"$said\", named $(echo "$named" | tr '\n' ' ')(the root last); was $tree0; sched_ext $state0 -> $state1; the scopes' tasks back in the fair class, ext.enabled 0; dpkg '$status', the policy kept)"
 else
-	nok deb-remove-keeps-schedulers "apt-get exit $rc, said '$said', scxd $(systemctl is-active scxd.service), dpkg '$status', tree $tree0 -> $tree1, enable_seq $seq0 -> $seq1, ext.enabled '$(ext_on $batch_pid)'"
+	nok deb-remove-detaches "apt-get exit $rc, said '$said', named '$(echo "$named" | tr '\n' ' ')' of $n pins, left:$left, scxd $(systemctl is-active scxd.service), dpkg '$status', sched_ext $state0 -> $state1, ext.enabled '$(ext_on $batch_pid)'"
 	echo "$out" | tail -8 | sed 's/^/# apt: /'
 fi
 
-n=$(ls /sys/fs/bpf/scxd 2>/dev/null | wc -l)
-state0=$(cat $sx/state)
 out=$(DEBIAN_FRONTEND=noninteractive apt-get purge -y scxd 2>&1)
 rc=$?
-sleep 2
 left=
 for p in /run/scxd /sys/fs/bpf/scxd /etc/scxd /usr/sbin/scxd /usr/lib/scxd; do
 	[ -e $p ] && left="$left $p"
 done
-state1=$(cat $sx/state)
-said=$(echo "$out" | grep -m1 'scxd: detaching')
-if [ $rc = 0 ] && [ -z "$left" ] && [ "$state1" = disabled ] && [ -n "$said" ] &&
-   ! dpkg-query -W -f='${Status}' scxd 2>/dev/null | grep -q installed &&
-   [ "$(ext_on $batch_pid)" = 0 ] && [ "$(ext_on $web_pid)" = 0 ]; then
-	ok "deb-purge-detaches-and-cleans ($n pins; sched_ext $state0 -> $state1; said \"$said\"; the scopes' tasks back in the fair class, ext.enabled 0)"
+if [ $rc = 0 ] && [ -z "$left" ] && ! dpkg-query -W -f='${Status}' scxd 2>/dev/null | grep -q installed; then
+	ok "deb-purge-cleans (apt-get purge: nothing of scxd left in /etc/scxd, /run/scxd, /sys/fs/bpf/scxd)"
 else
-	nok deb-purge-detaches-and-cleans "apt-get exit $rc, left:$left, sched_ext $state0 -> $state1, said '$said', ext.enabled '$(ext_on $batch_pid)'"
+	nok deb-purge-cleans "apt-get exit $rc, left:$left"
 	echo "$out" | tail -10 | sed 's/^/# apt: /'
 fi
 kill $batch_pid $web_pid 2>/dev/null

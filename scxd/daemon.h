@@ -45,6 +45,8 @@
 #define DEBOUNCE_MAX_USEC (250 * 1000ULL)	/* but no longer than this after its first event */
 #define RESYNC_DEFAULT_SEC 300		/* the safety resync, after the last reconcile */
 #define LOAD_WORKERS_DEFAULT 1		/* objects loaded at once (--load-workers) */
+#define METRICS_DIR_DEFAULT "/var/lib/prometheus/node-exporter"	/* Debian's textfile directory */
+#define METRICS_INTERVAL_DEFAULT_SEC 60	/* the metrics file, at least this often */
 
 struct backoff {
 	char *cgroup;
@@ -114,6 +116,13 @@ struct daemon {
 	pthread_t job_thread;
 	int job_efd;			/* the thread says it is done */
 	sd_event_source *job_source;
+
+	const char *metrics_dir;	/* the textfile collector's directory, NULL: none */
+	uint64_t metrics_usec;		/* written at least this often */
+	sd_event_source *metrics_timer;	/* NULL: no metrics file */
+	char *metrics_last;		/* what was written last */
+	uint64_t metrics_written_at;
+	bool metrics_error_logged;
 };
 
 /* scxd.c */
@@ -144,6 +153,13 @@ void backoff_forget(struct daemon *d, const char *cgroup);
 void backoffs_done(struct daemon *d);
 void arm_retry_timer(struct daemon *d);
 void remember_exit(struct daemon *d, const char *cgroup, const struct sched_exit *e);
+
+/* replies.c: the status scxdctl gets (conf/status.schema.json) */
+int status_json(struct daemon *d, json_t **ret);
+
+/* metrics-file.c: <metrics_dir>/scxd.prom for node-exporter */
+int metrics_file_init(struct daemon *d);
+void metrics_file_changed(struct daemon *d);
 
 /* reconcile.c */
 const struct sched_node *parent_sched(const struct actual_state *a, const char *cgroup);

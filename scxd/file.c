@@ -193,3 +193,39 @@ int file_read(const char *path, size_t max_size, unsigned flags, char **ret,
 		return refuse(r, reason, "%s: read error: %s", path, strerror(-r));
 	return 0;
 }
+
+int file_write_all(int fd, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int file_replace(const char *dir, const char *name, const char *text, unsigned mode)
+{
+	_cleanup_free_ char *tmp = NULL, *path = NULL;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = file_write_all(fd, text, strlen(text));
+	if (r == 0 && fchmod(fd, mode) < 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}

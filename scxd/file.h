@@ -44,3 +44,14 @@ int file_read(const char *path, size_t max_size, unsigned flags, char **ret,
  * callers that opened and judged it themselves.
  */
 int file_read_fd(int fd, size_t hint, size_t max_size, char **ret, size_t *ret_size);
+
+/* Write all n bytes of s to fd (EINTR and short writes retried); 0 or -errno. */
+int file_write_all(int fd, const char *s, size_t n);
+
+/*
+ * Replace dir/name with text, atomically: written to a hidden temporary
+ * file in dir (".name.XXXXXX", which readers that want "*.name" skip),
+ * given mode, then renamed over name. 0 or -errno; nothing is left
+ * behind on failure.
+ */
+int file_replace(const char *dir, const char *name, const char *text, unsigned mode);

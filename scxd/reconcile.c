@@ -450,6 +450,7 @@ int reconcile(struct daemon *d, bool dry_run)
 		    !sched_tree_find(&desired.tree, d->backoffs[i].cgroup))
 			backoff_forget(d, d->backoffs[i].cgroup);
 	arm_retry_timer(d);
+	metrics_file_changed(d);
 	/* the status line counts the whole tree: only a full read has it */
 	if (scope.full)
 		notify_status(d, &desired.tree, &plan, failed, n_failed);

@@ -427,21 +427,6 @@ static int fsync_dir(const char *dir)
 	return 0;
 }
 
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int pin_record_write(const struct scxd_paths *paths, const struct pin_record *rec)
 {
 	_cleanup_free_ char *dir = NULL, *text = NULL, *tmp = NULL, *path = NULL;
@@ -465,7 +450,7 @@ int pin_record_write(const struct scxd_paths *paths, const struct pin_record *re
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, text, strlen(text));
+	r = file_write_all(fd, text, strlen(text));
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (r == 0 && rename(tmp, path) < 0)

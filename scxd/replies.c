@@ -83,7 +83,7 @@ static json_t *status_node(struct daemon *d, const struct sched_node *want,
 	return o;
 }
 
-static int status_json(struct daemon *d, json_t **ret)
+int status_json(struct daemon *d, json_t **ret)
 {
 	_cleanup_(cgroup_list_donep) struct cgroup_list cg = {};
 	_cleanup_(actual_state_donep) struct actual_state a = {};

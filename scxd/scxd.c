@@ -178,6 +178,8 @@ static void daemon_done(struct daemon *d)
 	sd_event_source_unref(d->retry_timer);
 	sd_event_source_unref(d->debounce_timer);
 	sd_event_source_unref(d->resync_timer);
+	sd_event_source_unref(d->metrics_timer);
+	free(d->metrics_last);
 	sd_event_unref(d->event);
 	if (d->inotify_fd >= 0)
 		close(d->inotify_fd);
@@ -334,17 +336,22 @@ static void help(void)
 	       "     --btf FILE        the kernel's BTF (default /sys/kernel/btf/vmlinux)\n"
 	       "     --load-workers N  load (verify) up to N scheduler objects at once; attaching\n"
 	       "                       stays parents first (default %d)\n"
+	       "     --metrics-dir DIR write DIR/scxd.prom for node-exporter's textfile collector,\n"
+	       "                       if DIR exists (default %s; \"\": none)\n"
+	       "     --metrics-interval SEC  write it at least every SEC s (default %d)\n"
 	       "     --resync-interval SEC  read the whole state again SEC s after the last\n"
 	       "                       reconcile, in case an event was missed (default %d, 0: never)\n"
 	       "  -v --verbose         log debug messages\n"
 	       "  -h --help            this text\n"
 	       "     --version         print the version and exit\n",
-	       SCXD_POLICY, SCXD_SCHED_DIR, LOAD_WORKERS_DEFAULT, RESYNC_DEFAULT_SEC);
+	       SCXD_POLICY, SCXD_SCHED_DIR, LOAD_WORKERS_DEFAULT, METRICS_DIR_DEFAULT,
+	       METRICS_INTERVAL_DEFAULT_SEC, RESYNC_DEFAULT_SEC);
 }
 
 enum { OPT_CHECK = 256, OPT_DESCRIBE, OPT_DRY_RUN, OPT_CGROUP_ROOT, OPT_PIN_DIR,
        OPT_STATE_DIR, OPT_NO_STRICT, OPT_SYSFS, OPT_SUB_SCHED, OPT_RESYNC_INTERVAL, OPT_SERVE,
-       OPT_CONTROL_GROUP, OPT_VERSION, OPT_LOAD_WORKERS, OPT_KERNEL_API, OPT_BTF };
+       OPT_CONTROL_GROUP, OPT_VERSION, OPT_LOAD_WORKERS, OPT_KERNEL_API, OPT_BTF,
+       OPT_METRICS_DIR, OPT_METRICS_INTERVAL };
 
 int main(int argc, char **argv)
 {
@@ -369,6 +376,8 @@ int main(int argc, char **argv)
 		{ "control-group", required_argument, NULL, OPT_CONTROL_GROUP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "load-workers", required_argument, NULL, OPT_LOAD_WORKERS },
+		{ "metrics-dir", required_argument, NULL, OPT_METRICS_DIR },
+		{ "metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL },
 		{}
 	};
 	struct daemon d = {
@@ -384,6 +393,7 @@ int main(int argc, char **argv)
 		.pending = { .full = true },
 		.load_workers = LOAD_WORKERS_DEFAULT,
 		.resync_usec = RESYNC_DEFAULT_SEC * 1000000ULL,
+		.metrics_usec = METRICS_INTERVAL_DEFAULT_SEC * 1000000ULL,
 		.lock_fd = -1,
 		.lock_sock = -1,
 		.job_efd = -1,
@@ -394,7 +404,7 @@ int main(int argc, char **argv)
 	pid_t holder = 0;
 	_cleanup_free_ char *control = NULL, *sched_dir = NULL;
 	const char *kernel_api = "auto";
-	bool dry_run = false;
+	bool dry_run = false, metrics_dir_set = false;
 	int c, r;
 
 	/*
@@ -434,6 +444,18 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			d.resync_usec = sec * 1000000ULL;
+			break;
+		}
+		case OPT_METRICS_DIR: d.metrics_dir = optarg; metrics_dir_set = true; break;
+		case OPT_METRICS_INTERVAL: {
+			unsigned long long sec;
+
+			if (parse_seconds(optarg, 24 * 3600, &sec) < 0 || sec == 0) {
+				fprintf(stderr, "scxd: --metrics-interval: \"%s\" is not a number of seconds from 1 to a day\n",
+					optarg);
+				return 2;
+			}
+			d.metrics_usec = sec * 1000000ULL;
 			break;
 		}
 		case 'v': log_max_priority = LOG_DEBUG; break;
@@ -502,6 +524,9 @@ int main(int argc, char **argv)
 		return r < 0 ? 1 : 0;
 	}
 	d.serve_dry_run = serve;
+	/* --dry-run --serve writes metrics only where it is told to */
+	if (!metrics_dir_set && !serve)
+		d.metrics_dir = METRICS_DIR_DEFAULT;
 	log_info(ABOUT(.file = d.paths.kernel_btf ?: "/sys/kernel/btf/vmlinux"),
 		 "kernel: %s%s; scheduler objects from %s", kernel_api_describe(d.api),
 		 streq(kernel_api, "auto") ? "" : " (as --kernel-api says)", d.paths.sched_dir);
@@ -531,6 +556,10 @@ int main(int argc, char **argv)
 	}
 	r = setup_events(&d);
 	if (r < 0) {
+		daemon_done(&d);
+		return 1;
+	}
+	if (metrics_file_init(&d) < 0) {
 		daemon_done(&d);
 		return 1;
 	}

@@ -21,8 +21,10 @@
 #include "control.h"
 #include "escape.h"
 #include "file.h"
+#include "metrics.h"
 #include "sched-json.h"
 #include "sched-stats.h"
+#include "status-text.h"
 #include "strict.h"
 #include "util.h"
 
@@ -48,6 +50,7 @@ struct options {
 	const char *sched_dir;
 	enum kernel_api api;		/* for check and list */
 	bool json;
+	bool verbose;			/* status: caps, exits, counters and events in full */
 	uint64_t timeout_usec;	/* 0: the command's default */
 };
 
@@ -55,7 +58,10 @@ static void help(void)
 {
 	printf("Usage: scxdctl [OPTIONS] COMMAND [ARG]\n\n"
 	       "Commands answered by scxd:\n"
-	       "  status              the cgroups, their schedulers and state, counters\n"
+	       "  status              one line per cgroup: scheduler, state, caps, last exit\n"
+	       "                      (-v: caps, exits, rescues, denials, kernel events, counters)\n"
+	       "  metrics             scxd's counters and each scheduler's state in the\n"
+	       "                      Prometheus text format\n"
 	       "  describe SCHEDULER  a scheduler's role and tunables, as scxd reads them\n"
 	       "  diff FILE           what a reload with FILE as the policy would change, per cgroup\n"
 	       "  reload              reload the policy; waits, fails if it is rejected\n"
@@ -68,6 +74,7 @@ static void help(void)
 	       "                     (default auto: the running kernel's; cid: the objects in DIR/cid)\n"
 	       "     --btf FILE      the kernel's BTF for auto (default /sys/kernel/btf/vmlinux)\n"
 	       "  -j --json           print scxd's reply (or list) as JSON\n"
+	       "  -v --verbose        status: everything scxd and the kernel count\n"
 	       "  -t --timeout SEC    give up waiting for scxd after SEC seconds (default 30, reload: none)\n"
 	       "     --no-strict-modes  check: accept files others can write\n"
 	       "  -h --help\n"
@@ -135,201 +142,6 @@ static int reply_done(const struct options *o, json_t *reply, int ret)
 	return ret;
 }
 
-/* ---- status ---- */
-
-static const char *str(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key)) ?: "";
-}
-
-/*
- * A member for the terminal: its raw bytes (from "<key>_hex" when scxd
- * sent them so: escape.h) with control characters and what is not UTF-8
- * escaped. Whoever may make cgroups picks a cgroup's bytes. The text
- * lives until a few more calls.
- */
-static const char *term(const json_t *o, const char *key)
-{
-	static char *ring[8];
-	static unsigned next;
-	_cleanup_free_ char *raw = json_get_cgroup((json_t *)o, key);
-	char **slot = &ring[next++ % ELEMENTSOF(ring)];
-
-	free(*slot);
-	*slot = escape_text(raw ?: "");
-	return *slot ?: "?";
-}
-
-static json_int_t num(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
-
-/* "last exit: parent-kill (kind 69, code 0): reason (message)" */
-static void print_last_exit(const char *indent, const json_t *e)
-{
-	const char *msg = str(e, "message");
-
-	if (!e)
-		return;
-	printf("%s    last exit: %s (kind %" JSON_INTEGER_FORMAT ", code %" JSON_INTEGER_FORMAT
-	       "): %s%s%s%s\n", indent, str(e, "kind"), num(e, "code"), num(e, "exit_code"),
-	       str(e, "reason"), *msg ? " (" : "", msg, *msg ? ")" : "");
-}
-
-/* "caps: enq_immed 0-3, enq 0-1, preempt none, perf 2" from the JSON CPU arrays. */
-static void print_caps(const char *indent, const json_t *n)
-{
-	const json_t *caps = json_object_get(n, "caps");
-	const char *name;
-	json_t *cpus;
-	bool first = true;
-
-	if (json_object_get(n, "caps_error"))
-		printf("%s    caps: unreadable: %s\n", indent, str(n, "caps_error"));
-	if (!caps)
-		return;
-	printf("%s    caps:", indent);
-	json_object_foreach((json_t *)caps, name, cpus) {
-		_cleanup_free_ char *list = NULL;
-		struct cpu_list l = { .n = json_array_size(cpus) };
-		json_t *c;
-		size_t i;
-
-		l.cpus = calloc(l.n + 1, sizeof(*l.cpus));
-		if (!l.cpus)
-			return;
-		json_array_foreach(cpus, i, c)
-			l.cpus[i] = (uint32_t)json_integer_value(c);
-		list = cpu_list_format(&l);
-		cpu_list_done(&l);
-		printf("%s%s %s", first ? " " : ", ", name, list && *list ? list : "none");
-		first = false;
-	}
-	printf("%s\n", first ? " none" : "");
-}
-
-/* "rescues 3, denied: enq 12, kick 0, preempt 1, cpuperf 0" */
-static void print_delegation(const char *indent, const json_t *n)
-{
-	const json_t *rescues = json_object_get(n, "rescues"), *denied = json_object_get(n, "denied");
-	const char *name;
-	json_t *v;
-	bool first = true;
-
-	if (!rescues && !denied)
-		return;
-	printf("%s   ", indent);
-	if (rescues)
-		printf(" rescues %" JSON_INTEGER_FORMAT "%s", json_integer_value(rescues),
-		       denied ? "," : "");
-	if (denied) {
-		printf(" denied:");
-		json_object_foreach((json_t *)denied, name, v) {
-			printf("%s%s %" JSON_INTEGER_FORMAT, first ? " " : ", ", name,
-			       json_integer_value(v));
-			first = false;
-		}
-	}
-	printf("\n");
-}
-
-static void print_node(const json_t *n)
-{
-	const char *state = str(n, "state"), *running = str(n, "running");
-	size_t depth = num(n, "depth") ? num(n, "depth") - 1 : 0;
-	const json_t *events = json_object_get(n, "events");
-	char text[600], indent[32];
-
-	if (streq(state, "foreign"))
-		snprintf(text, sizeof(text), "foreign (%s, not attached by scxd)", term(n, "running"));
-	else if (streq(state, "blocked")) {
-		const json_t *b = json_object_get(n, "blocked_by");
-
-		if (streq(term(b, "cgroup"), term(n, "cgroup")))
-			snprintf(text, sizeof(text), "blocked: runs %s, not attached by scxd",
-				 term(b, "scheduler"));
-		else
-			snprintf(text, sizeof(text), "blocked: below %.200s, which runs %s, not attached by scxd",
-				 term(b, "cgroup"), term(b, "scheduler"));
-	}
-	else if (streq(state, "replace"))
-		snprintf(text, sizeof(text), "attached as %s, to be replaced", running);
-	else if (streq(state, "detach"))
-		snprintf(text, sizeof(text), "attached, to be detached");
-	else if (streq(state, "backoff")) {
-		const json_t *b = json_object_get(n, "backoff");
-
-		snprintf(text, sizeof(text), "backoff: %" JSON_INTEGER_FORMAT " failures, retry in %"
-			 JSON_INTEGER_FORMAT " s, last: %.400s", num(b, "failures"),
-			 num(b, "retry_in_sec"), *str(b, "last_error") ? term(b, "last_error") : "?");
-	} else
-		snprintf(text, sizeof(text), "%s", state);
-
-	snprintf(indent, sizeof(indent), "%*s", (int)(2 * (depth < 8 ? depth : 8)), "");
-	printf("%s%-*s %-10s %s\n", indent, (int)(40 - strlen(indent)), term(n, "cgroup"),
-	       term(n, "scheduler"), text);
-	print_last_exit(indent, json_object_get(n, "last_exit"));
-	print_caps(indent, n);
-	print_delegation(indent, n);
-	if (json_object_size(events) > 0) {
-		const char *name;
-		json_t *v;
-		bool first = true;
-
-		printf("%s    events:", indent);
-		json_object_foreach((json_t *)events, name, v) {
-			printf("%s%s %" JSON_INTEGER_FORMAT, first ? " " : ", ", name, json_integer_value(v));
-			first = false;
-		}
-		printf("\n");
-	}
-}
-
-/* The kernel line: by "kernel_api", or by "kernel" from an older scxd. */
-static const char *kernel_status_text(const char *kernel, const char *api_name)
-{
-	enum kernel_api api;
-
-	if (kernel_api_from_name(api_name, &api) < 0)
-		return streq(kernel, "sub-schedulers") ? "sub-schedulers" :
-		       streq(kernel, "root-only") ? "root only" : "none";
-	return kernel_api_describe(api);
-}
-
-static void print_status(const json_t *st)
-{
-	const json_t *d = json_object_get(st, "daemon"), *c = json_object_get(st, "counters");
-	const json_t *nodes = json_object_get(st, "nodes"), *n;
-	const char *kernel = str(d, "kernel");
-	size_t i;
-
-	printf("policy: %s (%" JSON_INTEGER_FORMAT " entries)\n", str(d, "policy"),
-	       num(d, "policy_entries"));
-	if (json_object_get(d, "last_reload_error"))
-		printf("last reload rejected: %s\n", str(d, "last_reload_error"));
-	printf("kernel: %s\n", kernel_status_text(kernel, str(d, "kernel_api")));
-	printf("%-40s %-10s %s\n", "CGROUP", "SCHEDULER", "STATE");
-	json_array_foreach(nodes, i, n)
-		print_node(n);
-	if (json_array_size(nodes) == 0)
-		printf("(nothing attached)\n");
-	json_array_foreach(json_object_get(st, "ignored"), i, n)
-		printf("ignored: %s\n", json_string_value(n));
-	printf("counters: reconciles %" JSON_INTEGER_FORMAT ", attaches %" JSON_INTEGER_FORMAT
-	       ", attach failures %" JSON_INTEGER_FORMAT ", detaches %" JSON_INTEGER_FORMAT
-	       ", exits %" JSON_INTEGER_FORMAT " (killed by their parent %" JSON_INTEGER_FORMAT
-	       "), reloads %" JSON_INTEGER_FORMAT
-	       " (rejected %" JSON_INTEGER_FORMAT "), cgroup events %" JSON_INTEGER_FORMAT
-	       ", kernel events %" JSON_INTEGER_FORMAT ", resyncs %" JSON_INTEGER_FORMAT
-	       " (safety %" JSON_INTEGER_FORMAT "), scoped reconciles %" JSON_INTEGER_FORMAT "\n",
-	       num(c, "reconciles"), num(c, "attaches"), num(c, "attach_failures"),
-	       num(c, "detaches"), num(c, "exits"), num(c, "parent_kills"), num(c, "reloads"),
-	       num(c, "reloads_rejected"),
-	       num(c, "cgroup_events"), num(c, "kernel_events"), num(c, "resyncs"),
-	       num(c, "safety_resyncs"), num(c, "scoped_reconciles"));
-}
-
 static int cmd_status(const struct options *o)
 {
 	json_t *reply = NULL;
@@ -341,7 +153,23 @@ static int cmd_status(const struct options *o)
 		return r;
 	}
 	if (r == EXIT_OK)
-		print_status(json_object_get(reply, "status"));
+		status_print(json_object_get(reply, "status"), o->verbose);
+	json_decref(reply);
+	return r;
+}
+
+static int cmd_metrics(const struct options *o)
+{
+	_cleanup_free_ char *text = NULL;
+	json_t *reply = NULL;
+	int r = call(o, json_pack("{s:s}", "command", "status"), READ_TIMEOUT_USEC, &reply);
+
+	if (r == EXIT_OK && metrics_format(json_object_get(reply, "status"), &text) < 0) {
+		fprintf(stderr, "scxdctl: metrics: out of memory\n");
+		r = EXIT_FAILED;
+	}
+	if (r == EXIT_OK)
+		fputs(text, stdout);
 	json_decref(reply);
 	return r;
 }
@@ -354,11 +182,11 @@ static void print_sched(const json_t *s)
 	size_t i;
 
 	if (json_object_get(s, "error")) {
-		printf("%-12s %-6s cannot read %s: %s\n", str(s, "name"), "?", str(s, "path"),
-		       str(s, "error"));
+		printf("%-12s %-6s cannot read %s: %s\n", reply_str(s, "name"), "?", reply_str(s, "path"),
+		       reply_str(s, "error"));
 		return;
 	}
-	printf("%-12s %-6s %s\n", str(s, "name"), str(s, "role"), str(s, "path"));
+	printf("%-12s %-6s %s\n", reply_str(s, "name"), reply_str(s, "role"), reply_str(s, "path"));
 	printf("  hosts children: %s; grants CPUs: %s\n",
 	       json_is_true(json_object_get(s, "sub_attach")) ? "yes (sets sub_attach)" :
 	       json_is_true(json_object_get(s, "can_host_children")) ?
@@ -368,7 +196,7 @@ static void print_sched(const json_t *s)
 		const json_t *def = json_object_get(t, "default"), *v;
 		const char *name;
 
-		printf("  %-24s %-5s default ", str(t, "name"), str(t, "type"));
+		printf("  %-24s %-5s default ", reply_str(t, "name"), reply_str(t, "type"));
 		if (json_is_boolean(def))
 			printf("%s", json_is_true(def) ? "true" : "false");
 		else
@@ -388,7 +216,7 @@ static int cmd_describe(const struct options *o, const char *name)
 	if (r == EXIT_OK && !o->json) {
 		print_sched(json_object_get(reply, "scheduler"));
 		if (json_object_get(reply, "kernel"))
-			printf("  kernel: %s\n", str(reply, "kernel"));
+			printf("  kernel: %s\n", reply_str(reply, "kernel"));
 	}
 	return reply_done(o, reply, r);
 }
@@ -482,18 +310,18 @@ static int cmd_diff(const struct options *o, const char *file)
 	if (r != EXIT_OK || o->json)
 		return reply_done(o, reply, r);
 	json_array_foreach(json_object_get(reply, "changes"), i, c) {
-		const char *action = str(c, "action");
+		const char *action = reply_str(c, "action");
 
 		if (streq(action, "replace"))
-			printf("replace %s: %s -> %s (%s)\n", term(c, "cgroup"), term(c, "from"),
-			       term(c, "scheduler"), str(c, "reason"));
+			printf("replace %s: %s -> %s (%s)\n", reply_term(c, "cgroup"), reply_term(c, "from"),
+			       reply_term(c, "scheduler"), reply_str(c, "reason"));
 		else
-			printf("%s %s: %s (%s)\n", action, term(c, "cgroup"), term(c, "scheduler"),
-			       str(c, "reason"));
+			printf("%s %s: %s (%s)\n", action, reply_term(c, "cgroup"), reply_term(c, "scheduler"),
+			       reply_str(c, "reason"));
 	}
 	json_array_foreach(json_object_get(reply, "blocked"), i, c)
 		printf("blocked %s: %s (a scheduler scxd did not attach runs there)\n",
-		       term(c, "cgroup"), term(c, "scheduler"));
+		       reply_term(c, "cgroup"), reply_term(c, "scheduler"));
 	if (json_array_size(json_object_get(reply, "changes")) == 0)
 		printf("no changes: a reload with %s would leave every cgroup as it is\n", file);
 	return reply_done(o, reply, r);
@@ -505,8 +333,8 @@ static int cmd_reload(const struct options *o)
 	int r = call(o, json_pack("{s:s}", "command", "reload"), 0, &reply);
 
 	if (r == EXIT_OK && !o->json)
-		printf("%s: policy reloaded, %" JSON_INTEGER_FORMAT " entries\n", str(reply, "policy"),
-		       num(reply, "entries"));
+		printf("%s: policy reloaded, %" JSON_INTEGER_FORMAT " entries\n", reply_str(reply, "policy"),
+		       reply_num(reply, "entries"));
 	return reply_done(o, reply, r);
 }
 
@@ -516,6 +344,7 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 'S' },
 		{ "sched-dir", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "no-strict-modes", no_argument, NULL, 256 },
 		{ "version", no_argument, NULL, 257 },
@@ -531,11 +360,12 @@ int main(int argc, char **argv)
 	const char *cmd, *arg, *kernel_api = "auto", *btf = NULL;
 	int c, nargs;
 
-	while ((c = getopt_long(argc, argv, "S:s:jt:h", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "S:s:jvt:h", options, NULL)) >= 0) {
 		switch (c) {
 		case 'S': o.socket_path = optarg; break;
 		case 's': o.sched_dir = optarg; break;
 		case 'j': o.json = true; break;
+		case 'v': o.verbose = true; break;
 		case 't': {
 			unsigned long long sec;
 
@@ -575,6 +405,8 @@ int main(int argc, char **argv)
 		return scxd_check(arg ?: "/etc/scxd/policy.json", o.sched_dir, o.api) < 0 ? EXIT_FAILED : EXIT_OK;
 	if (streq(cmd, "status") && nargs == 0)
 		return cmd_status(&o);
+	if (streq(cmd, "metrics") && nargs == 0)
+		return cmd_metrics(&o);
 	if (streq(cmd, "reload") && nargs == 0)
 		return cmd_reload(&o);
 	if (streq(cmd, "list") && nargs == 0)
@@ -584,7 +416,7 @@ int main(int argc, char **argv)
 	if (streq(cmd, "diff") && nargs == 1)
 		return cmd_diff(&o, arg);
 	fprintf(stderr, "scxdctl: \"%s\" with %d argument%s: see scxdctl --help "
-		"(status, describe SCHEDULER, diff FILE, reload, check [FILE], list)\n",
+		"(status, metrics, describe SCHEDULER, diff FILE, reload, check [FILE], list)\n",
 		cmd, nargs, nargs == 1 ? "" : "s");
 	return EXIT_USAGE;
 }

@@ -53,7 +53,7 @@ start_scxd || exit 1
 # --- the lost reply: 1000 status calls in a tight loop --------------------------
 fails=0 t0=$(now_ms)
 for _ in $(seq 1000); do
-	out=$("$ctl" -S "$sock" status 2>&1) && [[ $out == *"counters: "* ]] || fails=$((fails + 1))
+	out=$("$ctl" -S "$sock" -v status 2>&1) && [[ $out == *"counters: "* ]] || fails=$((fails + 1))
 done
 t1=$(now_ms)
 echo "# 1000 scxdctl status calls: $fails failed, $((t1 - t0)) ms"
@@ -132,7 +132,7 @@ check "diff applied nothing: status still shows web.scope attached with vtime" \
 printf 'SCX_EV_SELECT_CPU_FALLBACK 7\nSCX_EV_SUB_RESCUE 3\nSCX_EV_SUB_ENQ_DENIED 12\nSCX_EV_SUB_KICK_DENIED 0\nSCX_EV_SUB_PREEMPT_DENIED 1\nSCX_EV_SUB_CPUPERF_DENIED 0\n' \
 	>"$tmp/sys/root/sub/sub-$web_id/events"
 printf 'enq_immed 0-3\nenq 0-1\npreempt \nperf 2\n' >"$tmp/sys/root/sub/sub-$web_id/caps"
-st=$("$ctl" -S "$sock" status)
+st=$("$ctl" -S "$sock" -v status)
 echo "$st" | grep -A3 'web.scope' | sed 's/^/# status: /'
 check "status: web.scope's caps as CPU lists" grep -Eq "^ +caps: enq_immed 0-3, enq 0-1, preempt none, perf 2$" <<<"$st"
 check "status: web.scope's rescues and denials" \
@@ -142,7 +142,7 @@ check "status --json: rescues, denied and caps of web.scope" \
 	bash -c 'grep -q "\"rescues\": 3" <<<"$1" && grep -q "\"enq\": 12" <<<"$1" &&
 		 tr -d " \n" <<<"$1" | grep -q "\"enq_immed\":\[0,1,2,3\]"' _ "$js"
 printf 'enq_immed 0-3\nenq 3-1\n' >"$tmp/sys/root/sub/sub-$web_id/caps"
-st=$("$ctl" -S "$sock" status)
+st=$("$ctl" -S "$sock" -v status)
 check "status: a caps file that does not parse is named, status still answers" \
 	grep -q 'caps: unreadable: line 2, enq: "3-1": CPUs not in ascending order' <<<"$st"
 rm "$tmp/sys/root/sub/sub-$web_id/caps" "$tmp/sys/root/sub/sub-$web_id/events"

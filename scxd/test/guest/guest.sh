@@ -139,8 +139,8 @@ grep 'scheduler vtime exited' $LOG | tail -1
 check exit-reason-logged sh -c "grep 'scheduler vtime exited' $LOG | tail -1 | grep -qi 'sysrq'"
 check exit-reattached-after-backoff wait_for 30 root_is scxd_vtime
 # ... and status keeps the exit info after the reattach, kind by name
-$SCXDCTL status | grep 'last exit'
-check exit-in-status sh -c "$SCXDCTL status | grep -Eq '^ +last exit: sysrq \(kind 67, code '"
+$SCXDCTL -v status | grep 'last exit'
+check exit-in-status sh -c "$SCXDCTL -v status | grep -Eq '^ +last exit: sysrq \(kind 67, code '"
 check exit-in-status-json sh -c "$SCXDCTL --json status | tr -d ' \n' | grep -q '\"last_exit\":{\"kind\":\"sysrq\",\"code\":67'"
 
 # 7. Children, where the kernel has them.

@@ -251,6 +251,22 @@ fi
 
 echo "--- scxdctl status"
 scxdctl status
+# the metrics: scxdctl metrics, and the node-exporter textfile scxd writes
+# once Debian's directory exists (the unit lets it write there)
+m=$(scxdctl metrics 2>&1)
+root_m=$(echo "$m" | grep -m1 '^scxd_scheduler_state{cgroup="/",')
+mkdir -p /var/lib/prometheus/node-exporter
+systemctl restart scxd.service 2>/dev/null
+i=0
+while [ ! -s /var/lib/prometheus/node-exporter/scxd.prom ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+f=/var/lib/prometheus/node-exporter/scxd.prom
+if [ -n "$root_m" ] && echo "$root_m" | grep -q 'state="attached"} 1$' && [ -s $f ] &&
+   grep -q '^scxd_scheduler_state{cgroup="/",' $f && [ "$(stat -c %a $f)" = 644 ]; then
+	ok "metrics (scxdctl metrics: $(echo "$m" | grep -vc '^#') samples, \"$root_m\"; $f written ${i} s after the restart, $(grep -vc '^#' $f) samples, mode $(stat -c %a $f))"
+else
+	nok metrics "scxdctl metrics root line '$root_m'; $f: $(ls -l $f 2>&1)"
+	journalctl -u scxd.service --no-pager -o cat | grep -i metric | tail -3
+fi
 echo "---"
 scxdctl status >/dev/null 2>&1 && ok scxdctl-status || nok scxdctl-status "exit $?"
 v=$(scxdctl --json status | sed -n 's/.*"schema": *\([0-9]*\).*/\1/p' | head -1)

@@ -39,7 +39,7 @@ remove_purge() {
 	rc=$?
 	sleep 1
 	left=
-	for p in /run/scxd /sys/fs/bpf/scxd /usr/sbin/scxd; do
+	for p in /run/scxd /sys/fs/bpf/scxd /usr/sbin/scxd /var/lib/prometheus/node-exporter/scxd.prom; do
 		[ -e $p ] && left="$left $p"
 	done
 	state1=$(cat /sys/kernel/sched_ext/state)

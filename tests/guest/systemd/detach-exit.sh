@@ -350,7 +350,7 @@ rmdir $cg/fail-err $cg/fail-stall 2>/dev/null
 # ---- C: a parent that kills a child, and a child its parent never serves ------
 parent_kill_id=16c5c1597cc448aca97a9ba0394dcdf1	# SCXD_MESSAGE_PARENT_KILL
 # the lines of scxdctl status about cgroup $1
-status_of() { scxdctl status | awk -v cg="$1" '$1 == cg { on = 1; print; next } on && /^ *\// { exit } on'; }
+status_of() { scxdctl -v status | awk -v cg="$1" '$1 == cg { on = 1; print; next } on && /^ *\// { exit } on'; }
 pobj=/payload/test-parent.bpf.o
 if [ ! -f $pobj ]; then
 	skip parent-kill "no $pobj"
@@ -409,7 +409,7 @@ EOF
 		else
 			nok parent-kill-logged "no PRIORITY=4 /tp/kill-me fifo entry with SCXD_EXIT_REASON 'killed by its parent scheduler, kind 69 ... has cpu.weight 7' and MESSAGE_ID $parent_kill_id naming test-parent on /tp; MESSAGE_ID lines: $(tr '\n' ' ' < /run/j.kill.msg)"
 		fi
-		kills=$(scxdctl status | sed -n 's/.*(killed by their parent \([0-9]*\)).*/\1/p')
+		kills=$(scxdctl -v status | sed -n 's/.*(killed by their parent \([0-9]*\)).*/\1/p')
 		# the kernel's reason: "killed by the parent scheduler" on our
 		# series, "killed by parent scheduler" upstream
 		if echo "$kill_status" | grep -Eq 'last exit: parent-kill \(kind 69, code 0\): killed by (the )?parent scheduler \(test-parent: cgroup [0-9]* has cpu.weight 7\)' &&

@@ -293,7 +293,7 @@ progress reload-root-cells-tasks-progress
 
 # what scxdctl reads of each scheduler: 7.3 prints its caps as
 # "NAME: CIDLIST" lines (scx_attr_caps_show)
-st=$(scxdctl status 2>&1)
+st=$(scxdctl -v status 2>&1)
 echo "# scxdctl status:"
 echo "$st" | cut -c1-240 | sed 's/^/#   /'
 bad=$(echo "$st" | grep -m1 'unreadable')

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Second boot of the bootable image, through its own BIOS, GRUB and
 # initramfs: the distro kernel runs, sched_ext with sub-schedulers is
-# there, and scxd.service (from the .deb) runs the example policy.
+# there, and scxd.service (from the .deb) runs the example policy
+# (conf/examples/demo.json, installed over the one that attaches nothing).
 # Prints ok/not ok lines; /payload/distro.env names the kernel.
 . /payload/distro.env
 fails=0
@@ -52,6 +53,15 @@ else
 	nok scxd-active "$(systemctl show -p ActiveState,SubState,Result --value scxd.service | tr '\n' ' ')"
 	journalctl -b -u scxd.service --no-pager | tail -20
 fi
+# the installed policy attaches nothing: the package's example demo.json
+# over it, then a reload, as an administrator does
+ex=/usr/share/doc/scxd/examples/demo.json
+[ -f $ex ] || { [ -f $ex.gz ] && gunzip -c $ex.gz > /run/demo.json && ex=/run/demo.json; }
+[ "$(cat /sys/kernel/sched_ext/state 2>/dev/null)" = disabled ] &&
+	ok "installed-policy-attaches-nothing (sched_ext disabled before the policy)" ||
+	nok installed-policy-attaches-nothing "sched_ext $(cat /sys/kernel/sched_ext/state 2>/dev/null) with the installed policy"
+install -m 0644 $ex /etc/scxd/policy.json
+systemctl reload scxd.service 2>/dev/null || nok example-policy-reload "systemctl reload of $ex exit $?"
 want=$(sed -n '/"cgroup": *"\/"/,/}/s/.*"scheduler": *"\([^"]*\)".*/\1/p' /etc/scxd/policy.json | head -1)
 i=0
 while [ "$(cat /sys/kernel/sched_ext/state 2>/dev/null)" != enabled ] && [ $i -lt 60 ]; do

@@ -32,7 +32,12 @@ wait_active() {
 }
 
 remove_purge() {
-	# remove: scxd stops and its schedulers are detached, children first
+	# remove: scxd stops and its schedulers are detached, children first;
+	# a child of the root's to see the order (/workload/* runs lat)
+	mkdir -p /sys/fs/cgroup/workload/remove
+	i=0
+	rm_pin=$(printf %s /workload/remove | sha256sum | cut -c1-32)
+	while [ ! -e /sys/fs/bpf/scxd/$rm_pin/link ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
 	n=$(ls /sys/fs/bpf/scxd 2>/dev/null | wc -l)
 	state0=$(cat /sys/kernel/sched_ext/state)
 	out=$(dpkg --remove scxd 2>&1)

@@ -55,6 +55,7 @@ static int on_metrics_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *d = userdata;
 	int r = metrics_write(d);
+	uint64_t next;
 
 	if (r < 0 && !d->metrics_error_logged) {
 		log_warning(r, ABOUT(.file = d->metrics_dir),
@@ -67,7 +68,11 @@ static int on_metrics_timer(sd_event_source *s, uint64_t usec, void *userdata)
 		log_info(ABOUT(.file = d->metrics_dir), "%s/%s written again", d->metrics_dir, METRICS_FILE);
 		d->metrics_error_logged = false;
 	}
-	sd_event_source_set_time(s, now_usec() + d->metrics_usec);
+	/* the period counts from the last write, not from this look */
+	next = d->metrics_written_at + d->metrics_usec;
+	if (next <= now_usec())
+		next = now_usec() + d->metrics_usec;
+	sd_event_source_set_time(s, next);
 	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	return 0;
 }

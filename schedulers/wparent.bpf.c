@@ -42,27 +42,11 @@
  * tree, for a task kept past its slice, and for a task put straight onto
  * an idle CPU, which no turn of the tree gave it.
  *
- * Wake-ups. The parent does not see a child's wake-ups (v1 keeps
- * enqueue on the child). A wake-up that finds an idle CPU goes straight
- * onto it (the child holds ENQ, below). One that finds every CPU busy
- * with a sibling's tasks would wait for one of their slices to end and
- * then for its place in the tree, up to 2^@idle_backoff_max slices of
- * virtual time: a lat child beside a fifo sibling running hackbench
- * waited up to 1-2 s. So every @wake_check_us a timer looks at the
- * front of the tree, and when that entity holds no CPU and is more
- * than an eighth of a slice of virtual time behind an entity that has held a
- * CPU for an eighth of a slice (counting what it has run there since
- * its turn began), preempts that CPU: the front entity gets its turn,
- * or, if it had nothing to run after all, is pushed back as for any
- * miss and the holder goes on. Only a child that missed at most once
- * since its last turn is preempted for (an idle child costs one wasted
- * preemption when it goes idle, then waits for ordinary turns), and our
- * own entity only with a task queued. tests/bench/isolation measures it
- * (README there).
- *
- * Trade-offs: shares are accurate for children that keep CPUs busy,
- * approximate for ones that run for microseconds at a time, and a
- * child's tasks put straight onto idle CPUs are charged to nobody. Nor does it
+ * Trade-offs: the parent does not see a child's wake-ups (v1 keeps
+ * enqueue on the child), so a child that becomes busy waits for its
+ * turn in the tree or for an idle CPU, up to 2^@idle_backoff_max slices
+ * of virtual time; shares are accurate for children that keep CPUs busy,
+ * approximate for ones that run for microseconds at a time. Nor does it
  * see where a child's tasks may run: a child whose tasks are confined to
  * one CPU looks idle to the others, which push it back, and two such
  * children of 100:300 on the same CPU got 34:66. Letting busy children
@@ -72,11 +56,12 @@
  * scheduler (pin) rather than across siblings.
  *
  * CPU delegation: where the kernel has it, each child is granted
- * ENQ_IMMED (kicks) and ENQ (local inserts) on every CPU when it
- * attaches, never PREEMPT. Shares hold for children that insert locally
- * only onto idle CPUs and in their turns, as ours do; a child that
- * inserts onto busy CPUs' local DSQs jumps the tree (ENQ_IMMED alone
- * stopped that, at the cost of every wake-up waiting for a turn).
+ * ENQ_IMMED (kicks) on every CPU when it attaches and nothing else, so
+ * its direct inserts onto a CPU wait in its global DSQ for the turn the
+ * tree gives it; shares then hold for children that insert locally too.
+ * Upstream (cid form) needs ENQ for the moves a child makes in the turns
+ * we lend it, so there it gets ENQ as well, and shares hold for children
+ * that insert locally only onto idle CPUs and in their turns, as ours do.
  *
  * Roles.
  *  - root: our own tasks are all the system's tasks not in a child; on a
@@ -100,8 +85,6 @@
  *  weight_refresh	     turns between re-reading cpu.weight (64)
  *  max_tries		     entities tried per dispatch, 1..16 (8)
  *  idle_backoff_max	     cap of the idle push-back exponent, 0..10 (3)
- *  wake_check_us	     period of the check that preempts for an entity
- *			     owed a turn; 0: never (1000)
  *  tree_always		     use the entity tree even without children, to
  *			     exercise it where there are no sub-schedulers
  *			     (false)
@@ -123,7 +106,6 @@ const volatile u32 child_weight = 100;
 const volatile u32 weight_refresh = 64;
 const volatile u32 max_tries = 8;
 const volatile u32 idle_backoff_max = 3;
-const volatile u64 wake_check_us = 1000;
 const volatile bool tree_always;
 const volatile u64 sub_cgroup_id;
 
@@ -133,7 +115,6 @@ UEI_DEFINE(uei);
 #define SELF_ID		0	/* entity id of our own tasks; cgroup ids are > 1 */
 #define MAX_CHILDREN	1024
 #define MAX_TRIES	16
-#define MAX_CPUS	512	/* power of two */
 
 /* An entity's place in the tree. */
 struct entity_node {
@@ -146,7 +127,6 @@ struct entity_node {
 /* What we know about an entity, by id. */
 struct entity_info {
 	u64 gen;
-	u64 key;		/* its node's key when last put in the tree */
 	u64 pending;		/* charges not yet folded into the key */
 	u32 weight;
 	u32 misses;		/* consecutive turns with nothing to run */
@@ -160,28 +140,18 @@ struct {
 	__type(value, struct entity_info);
 } entities SEC(".maps");
 
-/*
- * Which entity the CPU last gave a turn to, and since when; by CPU handle
- * (scxd_this_cpu()), so that the turn check (check_turns()) can read every
- * CPU's.
- */
+/* Which entity the CPU last gave a turn to, and since when. */
 struct cpu_ctx {
 	u64 id_plus1;		/* 0: none */
 	u64 since;
 };
 
-static struct cpu_ctx cpu_ctxs[MAX_CPUS];
-
-struct turn_timer {
-	struct bpf_timer timer;
-};
-
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, u32);
-	__type(value, struct turn_timer);
-} timers SEC(".maps");
+	__type(value, struct cpu_ctx);
+} cpu_ctxs SEC(".maps");
 
 private(TREE) struct bpf_spin_lock tree_lock;
 private(TREE) struct bpf_rb_root tree __contains(entity_node, rb);
@@ -238,7 +208,6 @@ static s32 entity_add(u64 id, u32 weight)
 	s32 ret;
 
 	info.gen = __sync_fetch_and_add(&next_gen, 1);
-	info.key = vtime_now;
 	ret = bpf_map_update_elem(&entities, &id, &info, BPF_NOEXIST);
 	if (ret)
 		return ret == -E2BIG ? -ENOSPC : ret;
@@ -271,19 +240,15 @@ static u32 entity_weight(u64 id, struct entity_info *info)
  * Charge the entity that had this CPU since its last turn began; returns
  * its id plus one, 0 if none had it.
  */
-static struct cpu_ctx *this_cpu_ctx(void)
-{
-	return &cpu_ctxs[(u32)scxd_this_cpu() & (MAX_CPUS - 1)];
-}
-
 static u64 charge_cpu(u64 now)
 {
 	struct entity_info *info;
 	struct cpu_ctx *cctx;
+	u32 zero = 0;
 	u64 id;
 
-	cctx = this_cpu_ctx();
-	if (!cctx->id_plus1)
+	cctx = bpf_map_lookup_elem(&cpu_ctxs, &zero);
+	if (!cctx || !cctx->id_plus1)
 		return 0;
 	id = cctx->id_plus1 - 1;
 	cctx->id_plus1 = 0;
@@ -297,10 +262,14 @@ static u64 charge_cpu(u64 now)
 
 static void cpu_took(u64 id, u64 now)
 {
-	struct cpu_ctx *cctx = this_cpu_ctx();
+	struct cpu_ctx *cctx;
+	u32 zero = 0;
 
-	cctx->since = now;
-	cctx->id_plus1 = id + 1;
+	cctx = bpf_map_lookup_elem(&cpu_ctxs, &zero);
+	if (cctx) {
+		cctx->id_plus1 = id + 1;
+		cctx->since = now;
+	}
 }
 
 /* Give @id a turn on this CPU; true if it put something on it. */
@@ -352,7 +321,6 @@ __noinline int dispatch_one(u64 now, u64 holder_plus1)
 	pending = __sync_lock_test_and_set(&info->pending, 0);
 	if (pending) {
 		n->vtime += pending;
-		info->key = n->vtime;
 		tree_add(n);
 		return 2;
 	}
@@ -375,7 +343,6 @@ __noinline int dispatch_one(u64 now, u64 holder_plus1)
 		n->vtime = scxd_max(n->vtime, vtime_now) +
 			   (scxd_scale_inv(slice_ns(), info->weight) << (backoff & 15));
 	}
-	info->key = n->vtime;
 	tree_add(n);
 	return ok;
 }
@@ -484,112 +451,6 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 		scxd_dispatch_empty(cpu, prev);
 }
 
-/*
- * The turn check, every @wake_check_us: a child's wake-up never reaches
- * us, and on CPUs all busy with a sibling's tasks it would wait for one
- * of their slices to end and then for its place in the tree. So look at
- * the front of the tree (tree_front()): if that entity holds no CPU and is behind, by
- * more than an eighth of a slice of virtual time, an entity that has held a
- * CPU for an eighth of a slice or more (counting the time it has run
- * there since), preempt the CPU of the one furthest ahead. The CPU asks
- * us for work, the front entity gets its turn; if it had nothing to run
- * after all, it is pushed back as for any miss and the holder goes on.
- * Our own entity is preempted for only when our queue holds a task; a
- * child's queue we cannot see, so only for a child that missed at most
- * once since its last turn: an idle one costs one wasted preemption.
- */
-/*
- * The entity at the front of the tree once the charges of those in front
- * of it are folded into their keys, as dispatch_one() does: a holder
- * sits at the front with its charges unfolded until a CPU next asks us
- * for work. False if there is none, or still charges after a few folds.
- */
-static bool tree_front(u64 *id, u64 *key)
-{
-	struct entity_info *info;
-	struct entity_node *n;
-	u64 nid, pending;
-	u32 i;
-
-	for (i = 0; i < 4; i++) {
-		n = tree_pop();
-		if (!n)
-			return false;
-		nid = n->id;
-		info = bpf_map_lookup_elem(&entities, &nid);
-		if (!info || info->gen != n->gen) {
-			bpf_obj_drop(n);
-			continue;
-		}
-		pending = __sync_lock_test_and_set(&info->pending, 0);
-		n->vtime += pending;
-		info->key = n->vtime;
-		*id = nid;
-		*key = n->vtime;
-		tree_add(n);
-		if (!pending)
-			return true;
-	}
-	return false;
-}
-
-static void check_turns(u64 now)
-{
-	u64 fid = 0, fkey = 0, hid_plus1, since, hkey, lag, best_lag = 0;
-	struct entity_info *front, *held;
-	u32 nr = scxd_nr_cpus();
-	s32 cpu, best = -1;
-
-	if (nr_entities <= 1 || !tree_front(&fid, &fkey))
-		return;
-	front = bpf_map_lookup_elem(&entities, &fid);
-	if (!front)
-		return;
-	fkey += slice_ns() / 8;
-
-	bpf_for(cpu, 0, nr) {
-		struct cpu_ctx *c = &cpu_ctxs[(u32)cpu & (MAX_CPUS - 1)];
-		u64 hid;
-
-		hid_plus1 = c->id_plus1;
-		since = c->since;
-		if (hid_plus1 == fid + 1)
-			return;		/* it is running already */
-		if (!hid_plus1 || now < since || now - since < slice_ns() / 8)
-			continue;
-		hid = hid_plus1 - 1;
-		held = bpf_map_lookup_elem(&entities, &hid);
-		if (!held)
-			continue;
-		hkey = held->key + held->pending + scxd_scale_inv(now - since, held->weight);
-		if (!scxd_vtime_before(fkey, hkey))
-			continue;
-		lag = hkey - fkey;
-		if (lag > best_lag) {
-			best_lag = lag;
-			best = cpu;
-		}
-	}
-	/*
-	 * Only for an entity that has work or may well have: our own with a
-	 * task queued, a child that missed at most once since its last turn
-	 * (its turn ended when its tasks went to sleep). A child that keeps
-	 * missing is idle and waits for ordinary turns, its push-back
-	 * growing as before.
-	 */
-	if (fid == SELF_ID ? !scx_bpf_dsq_nr_queued(SELF_DSQ) : front->misses > 1)
-		return;
-	if (best >= 0)
-		scxd_kick_cpu(best, SCX_KICK_PREEMPT);
-}
-
-static int turn_timerfn(void *map, int *key, struct bpf_timer *timer)
-{
-	check_turns(bpf_ktime_get_ns());
-	bpf_timer_start(timer, wake_check_us * SCXD_NSEC_PER_USEC, 0);
-	return 0;
-}
-
 void BPF_STRUCT_OPS(wparent_update_idle, s32 cpu, bool idle)
 {
 	scxd_note_idle(cpu, idle);
@@ -606,11 +467,12 @@ void BPF_STRUCT_OPS(wparent_update_idle, s32 cpu, bool idle)
 static void own_took_idle_cpu(u64 now)
 {
 	struct cpu_ctx *cctx;
+	u32 zero = 0;
 
 	if (nr_entities <= 1 && !tree_always)
 		return;
-	cctx = this_cpu_ctx();
-	if (!cctx->id_plus1)
+	cctx = bpf_map_lookup_elem(&cpu_ctxs, &zero);
+	if (cctx && !cctx->id_plus1)
 		cpu_took(SELF_ID, now);
 }
 
@@ -626,30 +488,6 @@ void BPF_STRUCT_OPS(wparent_running, struct task_struct *p)
 SCXD_OWN_TASK_OPS(wparent)
 
 #if SCXD_HAVE_SUB_SCHED
-/*
- * Let child @cgid insert its wake-ups straight onto the local DSQ of an
- * idle CPU, wherever we may (ENQ; upstream scxd_grant_lent() granted it
- * already): otherwise they wait in its global DSQ for its turn in the
- * tree while the CPU they woke runs whoever is in front, which kept a
- * lat child beside a busy fifo sibling waiting up to seconds. Not
- * PREEMPT: on a busy CPU the tree still decides.
- */
-static void grant_idle_inserts(u64 cgid)
-{
-	scxd_mask *held;
-
-	if (SCXD_CAP_DISPATCH & SCXD_CAP_ENQ)
-		return;
-	if (!scxd_caps_supported())
-		return;
-	held = scxd_mask_new(1);
-	if (!held)
-		return;
-	if (!scxd_sub_caps(0, SCXD_CAP_ENQ, held))
-		scxd_sub_grant(cgid, SCXD_CAP_ENQ, held);
-	scxd_mask_free(held);
-}
-
 s32 BPF_STRUCT_OPS(wparent_sub_attach, struct scx_sub_attach_args *args)
 {
 	u64 cgid = args->ops->sub_cgroup_id;
@@ -665,7 +503,6 @@ s32 BPF_STRUCT_OPS(wparent_sub_attach, struct scx_sub_attach_args *args)
 		return ret;
 	}
 	scxd_grant_lent(cgid);
-	grant_idle_inserts(cgid);
 	return 0;
 }
 
@@ -681,8 +518,7 @@ void BPF_STRUCT_OPS(wparent_sub_detach, struct scx_sub_detach_args *args)
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(wparent_init)
 {
-	u32 weight = self_weight, zero = 0;
-	struct turn_timer *t;
+	u32 weight = self_weight;
 	s32 ret;
 
 	ret = scxd_init_cpus() ?: scx_bpf_create_dsq(SELF_DSQ, -1);
@@ -691,15 +527,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(wparent_init)
 	if (!weight)
 		weight = sub_cgroup_id ? scxd_cgroup_weight_by_id(sub_cgroup_id)
 				       : SCXD_WEIGHT_DFL;
-	ret = entity_add(SELF_ID, weight);
-	if (ret || !wake_check_us)
-		return ret;
-	t = bpf_map_lookup_elem(&timers, &zero);
-	if (!t)
-		return -ENOENT;
-	bpf_timer_init(&t->timer, &timers, CLOCK_MONOTONIC);
-	bpf_timer_set_callback(&t->timer, turn_timerfn);
-	return bpf_timer_start(&t->timer, wake_check_us * SCXD_NSEC_PER_USEC, 0);
+	return entity_add(SELF_ID, weight);
 }
 
 void BPF_STRUCT_OPS(wparent_exit, struct scx_exit_info *ei)

@@ -155,8 +155,7 @@ static void test_timer_maps_are_pinned(const char *dir)
 				pinned = n;
 			}
 		printf("%s: pins %s\n", names[i], pinned ?: "(no map)");
-		/* cells (its layout) and wparent (its turn timer) keep bpf_timers */
-		if (streq(names[i], "cells") || streq(names[i], "wparent"))
+		if (streq(names[i], "cells"))
 			CHECK_STREQ(pinned, "timers");
 		else
 			CHECK(pinned == NULL);

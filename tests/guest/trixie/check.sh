@@ -345,7 +345,7 @@ out=$(DEBIAN_FRONTEND=noninteractive apt-get remove -y scxd 2>&1)
 rc=$?
 sleep 2
 said=$(echo "$out" | grep -m1 'scxd: detaching')
-named=$(echo "$out" | sed -n 's/^scxd:   //p')
+named=$(echo "$out" | tr -d '\r' | sed -n 's/^scxd:   //p')
 status=$(dpkg-query -W -f='${db:Status-Abbrev}' scxd 2>/dev/null)
 state1=$(cat $sx/state)
 left=
@@ -359,7 +359,7 @@ if [ $rc = 0 ] && [ -n "$said" ] && [ "$(systemctl is-active scxd.service)" != a
    [ "$status" = "rc " ] && [ -f /etc/scxd/policy.json ]; then
 	ok "deb-remove-detaches (apt-get remove: \"$said\", named $(echo "$named" | tr '\n' ' ')(the root last); was $tree0; sched_ext $state0 -> $state1; the scopes' tasks back in the fair class, ext.enabled 0; dpkg '$status', the policy kept)"
 else
-	nok deb-remove-detaches "apt-get exit $rc, said '$said', named '$(echo "$named" | tr '\n' ' ')' of $n pins, left:$left, scxd $(systemctl is-active scxd.service), dpkg '$status', sched_ext $state0 -> $state1, ext.enabled '$(ext_on $batch_pid)'"
+	nok deb-remove-detaches "apt-get exit $rc, said '$said', named '$(echo "$named" | tr '\n' ' ')' of $n pins (last '$(echo "$named" | tail -1 | od -An -c | tr -s ' ')'), left:$left, scxd $(systemctl is-active scxd.service), dpkg '$status', sched_ext $state0 -> $state1, ext.enabled batch '$(ext_on $batch_pid)' web '$(ext_on $web_pid)' ($(ls -d /proc/$web_pid 2>&1)), policy $(ls /etc/scxd/policy.json 2>&1)"
 	echo "$out" | tail -8 | sed 's/^/# apt: /'
 fi
 

@@ -476,18 +476,6 @@ int apply_commit(const struct scxd_paths *paths, const struct sched_node *node, 
 	return 0;
 }
 
-int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
-		 uint64_t cgid, char **reason)
-{
-	_cleanup_(apply_object_donep) struct apply_object o = { .uei_offset = SIZE_MAX };
-	int r;
-
-	r = apply_load(paths, node, cgid, &o, reason);
-	if (r < 0)
-		return r;
-	return apply_commit(paths, node, cgid, &o, reason);
-}
-
 /* ---- loading several objects at once ---- */
 
 struct load_pool {
@@ -511,20 +499,12 @@ static struct apply_load_job *load_pool_take(struct load_pool *p)
 	return job;
 }
 
-static uint64_t monotonic_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static void load_job_run(struct load_pool *p, struct apply_load_job *job)
 {
-	uint64_t start = monotonic_usec();
+	uint64_t start = now_usec();
 
 	job->r = apply_load(p->paths, job->node, job->cgid, &job->obj, &job->reason);
-	job->load_usec = monotonic_usec() - start;
+	job->load_usec = now_usec() - start;
 }
 
 static void *load_worker(void *userdata)

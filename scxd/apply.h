@@ -45,14 +45,6 @@ int apply_set_kernel_enums(struct bpf_object *obj, const char *obj_path, char *i
 void apply_object_done(struct apply_object *o);
 
 /*
- * Attach node on the cgroup with id cgid (1 for the root). On failure
- * returns -errno and *reason (allocated) says what libbpf or the kernel
- * said. apply_load() + apply_commit().
- */
-int apply_attach(const struct scxd_paths *paths, const struct sched_node *node,
-		 uint64_t cgid, char **reason);
-
-/*
  * The two halves of an attach. apply_load() opens, configures and loads
  * (the kernel verifies) node's object; it touches nothing shared, so
  * several run at once. apply_commit() attaches what was loaded, pins the

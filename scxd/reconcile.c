@@ -114,8 +114,10 @@ bool below_failed(const char *const *failed, size_t n, const char *cgroup)
 }
 
 /*
- * One step. An attach whose object was loaded ahead (job, see
- * load_ahead()) only commits it here; its load's failure is its failure.
+ * One step. An attach's object was loaded ahead (job, see load_ahead())
+ * and is only committed here; its load's failure is its failure. On
+ * failure the returned -errno comes with the reason libbpf or the kernel
+ * gave.
  */
 static int run_step(struct daemon *d, const struct plan_step *s, const struct cgroup_list *cg,
 		    const char **failed, size_t *n_failed, struct apply_load_job *job)
@@ -150,9 +152,8 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 	if (!cgid)
 		return 0; /* vanished since the scan; the next event says so */
 
-	if (!job) {
-		r = apply_attach(&d->paths, n, cgid, &reason);
-	} else if (job->r < 0) {
+	/* run_steps() loaded every attach step ahead: its job is there */
+	if (job->r < 0) {
 		r = job->r;
 		reason = TAKE_PTR(job->reason);
 	} else {
@@ -171,17 +172,11 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 	backoff_attached(d, n->cgroup);
 	d->counters.attaches++;
 	path_set_add(&d->known, n->cgroup, cgid);
-	if (job)
-		log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
-			       .file = d->policy_file, .message_id = SCXD_MESSAGE_ATTACHED),
-			 "%s: attached %s (%s, cgroup id %" PRIu64 "; loaded in %.2f s)",
-			 n->cgroup, n->scheduler, plan_reason_name(s->reason), cgid,
-			 job->load_usec / 1e6);
-	else
-		log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
-			       .file = d->policy_file, .message_id = SCXD_MESSAGE_ATTACHED),
-			 "%s: attached %s (%s, cgroup id %" PRIu64 ")", n->cgroup, n->scheduler,
-			 plan_reason_name(s->reason), cgid);
+	log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
+		       .file = d->policy_file, .message_id = SCXD_MESSAGE_ATTACHED),
+		 "%s: attached %s (%s, cgroup id %" PRIu64 "; loaded in %.2f s)",
+		 n->cgroup, n->scheduler, plan_reason_name(s->reason), cgid,
+		 job->load_usec / 1e6);
 	return 0;
 }
 
@@ -264,7 +259,7 @@ static int run_steps(struct daemon *d, const struct plan *plan, const struct cgr
 	for (size_t i = 0; i < plan->n; i++) {
 		uint64_t cgid;
 
-		if (window && !job_of[i] && step_loadable(d, &plan->steps[i], cg, &cgid)) {
+		if (!job_of[i] && step_loadable(d, &plan->steps[i], cg, &cgid)) {
 			load_jobs_done(jobs, n_jobs);
 			n_jobs = load_ahead(d, plan, i, cg, jobs, window, job_of);
 		}

@@ -223,7 +223,7 @@ static void make_desired(struct sched_tree *t)
 	sched_tree_link(t);
 }
 
-/* What apply_attach() leaves behind, minus the kernel. */
+/* What apply_commit() leaves behind, minus the kernel. */
 static void fake_attach(const char *cgroup, const char *scheduler, uint64_t cgid)
 {
 	struct pin_record rec = {

@@ -232,12 +232,9 @@ int main(int argc, char **argv)
 	bl_dirs_default(&d);
 	while ((c = getopt(argc, argv, "d:B:m:M:T:")) != -1) {
 		switch (c) {
-		case 'd': duration = atof(optarg); break;
-		case 'B': rr.budget_s = atof(optarg); break;
-		case 'm': rr.min = atoi(optarg); break;
-		case 'M': rr.max = atoi(optarg); break;
-		case 'T': rr.target = atof(optarg); break;
 		default:
+			if (bl_rounds_option(&rr, &duration, c, optarg))
+				break;
 			fprintf(stderr, "usage: bench-hierarchy [-d S] [-B BUDGET_S] [-m MIN] [-M MAX] [-T TARGET]\n");
 			return 2;
 		}

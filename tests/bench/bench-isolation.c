@@ -369,15 +369,12 @@ int main(int argc, char **argv)
 	bl_dirs_default(&d);
 	while ((c = getopt(argc, argv, "d:B:m:M:T:t:i:n:")) != -1) {
 		switch (c) {
-		case 'd': duration = atof(optarg); break;
-		case 'B': rr.budget_s = atof(optarg); break;
-		case 'm': rr.min = atoi(optarg); break;
-		case 'M': rr.max = atoi(optarg); break;
-		case 'T': rr.target = atof(optarg); break;
 		case 't': probe_threads = atoi(optarg); break;
 		case 'i': interval_us = atoi(optarg); break;
 		case 'n': spin_per_cpu = atoi(optarg); break;
 		default:
+			if (bl_rounds_option(&rr, &duration, c, optarg))
+				break;
 			fprintf(stderr, "usage: bench-isolation [-d S] [-B BUDGET_S] [-m MIN] [-M MAX] [-T TARGET] [-t THREADS] [-i US] [-n SPIN_PER_CPU]\n");
 			return 2;
 		}

@@ -115,6 +115,18 @@ double bl_halfwidth(const struct bl_stat *s)
 
 /* ---- rounds --------------------------------------------------------------- */
 
+bool bl_rounds_option(struct bl_rounds *r, double *duration, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'd': *duration = atof(arg); return true;
+	case 'B': r->budget_s = atof(arg); return true;
+	case 'm': r->min = atoi(arg); return true;
+	case 'M': r->max = atoi(arg); return true;
+	case 'T': r->target = atof(arg); return true;
+	default: return false;
+	}
+}
+
 bool bl_rounds_more(struct bl_rounds *r, unsigned int done, double self_halfwidth,
 		    double round_s)
 {

@@ -63,6 +63,13 @@ struct bl_rounds {
 bool bl_rounds_more(struct bl_rounds *r, unsigned int done, double self_halfwidth,
 		    double round_s);
 
+/*
+ * The options every bench takes for its rounds: -d S (a run's seconds,
+ * into *duration), -B BUDGET_S, -m MIN, -M MAX, -T TARGET. True if @opt
+ * was one of them.
+ */
+bool bl_rounds_option(struct bl_rounds *r, double *duration, int opt, const char *arg);
+
 /* ---- scheduler stacks ------------------------------------------------------ */
 
 #define BL_MAX_LEVELS 8

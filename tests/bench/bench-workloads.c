@@ -311,12 +311,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'P': snprintf(perf_bin, sizeof(perf_bin), "%s", optarg); break;
 		case 'S': snprintf(stress_bin, sizeof(stress_bin), "%s", optarg); break;
-		case 'd': duration = atof(optarg); break;
-		case 'B': rr.budget_s = atof(optarg); break;
-		case 'm': rr.min = atoi(optarg); break;
-		case 'M': rr.max = atoi(optarg); break;
-		case 'T': rr.target = atof(optarg); break;
 		default:
+			if (bl_rounds_option(&rr, &duration, c, optarg))
+				break;
 			fprintf(stderr, "usage: bench-workloads [-P PERF] [-S STRESS_NG] [-d S] [-B BUDGET_S] [-m MIN] [-M MAX] [-T TARGET]\n");
 			return 2;
 		}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bench-fanout: what a parent pays per dispatch as its number of children
- * grows. wparent runs as root and hosts 1, 8, 64 and 256 fifo children,
- * one per cgroup /fo/cN; only c0 has tasks (ping-pong pairs, one pair per
+ * grows. wparent runs as root and hosts 1, 8, 64, 256 and 512 fifo
+ * children (-n picks other counts), one per cgroup /fo/cN; only c0 has tasks (ping-pong pairs, one pair per
  * vCPU: many short runs, so many dispatches). Figures, as ratios to the
  * 1-child case of the same round:
  *   - c0's throughput (round trips per second);
@@ -14,14 +14,17 @@
  * Runs inside a QEMU guest only (tests/bench/fanout boots it).
  *
  *   bench-fanout [-d SECONDS] [-B BUDGET_S] [-m MIN] [-M MAX] [-T TARGET]
- *                [-c CHILD_OBJ]
+ *                [-c CHILD_OBJ] [-n COUNT,COUNT,...]
+ *
+ * The first count is the reference every ratio is taken against; the
+ * rounds stop on the interval of the count nearest to 64.
  *
  * The children's loaders (sched-run) are frozen (cgroup.freeze) while
  * attached: their exit polling would otherwise wake the parent's own
  * tasks 20 times a second per child.
  *
  * Rounds alternate direction: odd rounds attach children on the way up
- * (1, 8, 64, 256), even ones detach them on the way down (256, 64, 8, 1),
+ * (1, 8, ..., 512), even ones detach them on the way down (512, ..., 1),
  * measuring at each count, so every count is measured once per round
  * and early or late in a round equally often. Rounds go on until the
  * 64-children cost ratio's bootstrap 95% interval is within +-TARGET or
@@ -38,18 +41,20 @@
 #include "workload.h"
 
 #define MAX_ROUNDS 32
-#define MAX_CHILDREN 256
+#define MAX_CHILDREN 512
+#define MAX_COUNTS 8
 #define CG "/sys/fs/cgroup/fo"
 #define LOADERS "/sys/fs/cgroup/fo-loaders"	/* frozen while attached */
 #define DISPATCH_PROG "wparent_dispat"	/* wparent_dispatch, cut to 15 */
 
-static const unsigned int counts[] = { 1, 8, 64, 256 };
-#define N_COUNTS (sizeof(counts) / sizeof(counts[0]))
+static unsigned int counts[MAX_COUNTS] = { 1, 8, 64, 256, 512 };
+static unsigned int n_counts = 5;
+static unsigned int stop_on;	/* index of the count whose interval ends rounds */
 
-static double tput[N_COUNTS][MAX_ROUNDS];
-static double per_call[N_COUNTS][MAX_ROUNDS];
-static double per_op[N_COUNTS][MAX_ROUNDS];
-static double calls_per_s[N_COUNTS][MAX_ROUNDS];
+static double tput[MAX_COUNTS][MAX_ROUNDS];
+static double per_call[MAX_COUNTS][MAX_ROUNDS];
+static double per_op[MAX_COUNTS][MAX_ROUNDS];
+static double calls_per_s[MAX_COUNTS][MAX_ROUNDS];
 
 static struct sched_proc children[MAX_CHILDREN];
 static unsigned int attached;
@@ -106,6 +111,30 @@ static int set_children(const struct bl_dirs *d, unsigned int want)
 	return 0;
 }
 
+/*
+ * -n 1,64,512: increasing counts of children, from 1 to MAX_CHILDREN; the
+ * first is the reference of every ratio.
+ */
+static int parse_counts(const char *arg)
+{
+	char *end;
+
+	for (n_counts = 0; *arg && n_counts < MAX_COUNTS; arg = *end ? end + 1 : end) {
+		unsigned long v = strtoul(arg, &end, 10);
+
+		if (end == arg || (*end && *end != ',') || v < 1 || v > MAX_CHILDREN ||
+		    (n_counts && v <= counts[n_counts - 1]))
+			break;
+		counts[n_counts++] = v;
+	}
+	if (*arg || n_counts < 2) {
+		fprintf(stderr, "bench-fanout: -n wants 2 to %d increasing counts of children from 1 to %d, e.g. 1,64,512\n",
+			MAX_COUNTS, MAX_CHILDREN);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* One measurement at the current number of children into [c][k]. */
 static void measure(unsigned int c, unsigned int k)
 {
@@ -135,7 +164,7 @@ static void measure(unsigned int c, unsigned int k)
 	fflush(stdout);
 }
 
-static double ratio_stat(double v[N_COUNTS][MAX_ROUNDS], unsigned int c, unsigned int rounds,
+static double ratio_stat(double v[MAX_COUNTS][MAX_ROUNDS], unsigned int c, unsigned int rounds,
 			 struct bl_stat *s)
 {
 	double r[MAX_ROUNDS];
@@ -150,7 +179,7 @@ static void report(unsigned int rounds)
 {
 	unsigned int c;
 
-	for (c = 0; c < N_COUNTS; c++) {
+	for (c = 0; c < n_counts; c++) {
 		char row[32];
 		struct bl_stat s;
 
@@ -184,16 +213,23 @@ int main(int argc, char **argv)
 	int c, stats_fd;
 
 	bl_dirs_default(&d);
-	while ((c = getopt(argc, argv, "d:B:m:M:T:c:")) != -1) {
+	while ((c = getopt(argc, argv, "d:B:m:M:T:c:n:")) != -1) {
 		switch (c) {
 		case 'c': child_obj = optarg; break;
+		case 'n':
+			if (parse_counts(optarg) < 0)
+				return 2;
+			break;
 		default:
 			if (bl_rounds_option(&rr, &duration, c, optarg))
 				break;
-			fprintf(stderr, "usage: bench-fanout [-d S] [-B BUDGET_S] [-m MIN] [-M MAX] [-T TARGET] [-c CHILD_OBJ]\n");
+			fprintf(stderr, "usage: bench-fanout [-d S] [-B BUDGET_S] [-m MIN] [-M MAX] [-T TARGET] [-c CHILD_OBJ] [-n COUNTS]\n");
 			return 2;
 		}
 	}
+	for (stop_on = 1, i = 2; i < n_counts; i++)
+		if (abs((int)counts[i] - 64) < abs((int)counts[stop_on] - 64))
+			stop_on = i;
 	if (duration <= 0 || rr.min < 2 || rr.max > MAX_ROUNDS || rr.min > rr.max) {
 		fprintf(stderr, "bench-fanout: positive duration, 2 <= min <= max <= %d\n",
 			MAX_ROUNDS);
@@ -201,7 +237,7 @@ int main(int argc, char **argv)
 	}
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (!scx_kernel_has_sub_sched()) {
-		for (c = 0; c < (int)N_COUNTS; c++) {
+		for (c = 0; c < (int)n_counts; c++) {
 			snprintf(path, sizeof(path), "%u children", counts[c]);
 			bl_emit_na("fanout", path, "dispatch cost per call / 1 child's",
 				   "kernel without sub-schedulers");
@@ -212,7 +248,7 @@ int main(int argc, char **argv)
 	    write_str(LOADERS "/cgroup.freeze", "1") < 0)
 		return fprintf(stderr, "bench-fanout: cannot make %s and a frozen %s: %m\n", CG,
 			       LOADERS), 1;
-	for (i = 0; i < MAX_CHILDREN; i++) {
+	for (i = 0; i < counts[n_counts - 1]; i++) {
 		cgroup_path(path, sizeof(path), i);
 		if (bl_cgroup_make(path, 0) < 0)
 			return fprintf(stderr, "bench-fanout: cannot make %s: %m\n", path), 1;
@@ -242,11 +278,11 @@ int main(int argc, char **argv)
 		struct bl_stat s;
 		bool up = k % 2 == 0;
 
-		if (!bl_rounds_more(&rr, k, ratio_stat(per_call, 2, k, &s), round_s))
+		if (!bl_rounds_more(&rr, k, ratio_stat(per_call, stop_on, k, &s), round_s))
 			break;
 		printf("round %u (%s):\n", k + 1, up ? "attaching" : "detaching");
-		for (i = 0; i < N_COUNTS; i++) {
-			unsigned int ci = up ? i : N_COUNTS - 1 - i;
+		for (i = 0; i < n_counts; i++) {
+			unsigned int ci = up ? i : n_counts - 1 - i;
 
 			if (set_children(&d, counts[ci]) < 0) {
 				fprintf(stderr, "bench-fanout: could not reach %u children\n",
@@ -256,21 +292,21 @@ int main(int argc, char **argv)
 			measure(ci, k);
 		}
 		round_s = bl_now() - t0;
-		hw = ratio_stat(per_call, 2, k + 1, &s);
+		hw = ratio_stat(per_call, stop_on, k + 1, &s);
 		/* rounds are long: a guest killed later still leaves figures */
 		printf("BENCH-REPORT\t%u rounds\n", k + 1);
 		report(k + 1);
-		printf("round %u: %.0f s; 64-children cost ratio +-%.1f%%\n", k + 1, round_s,
-		       isfinite(hw) ? 100 * hw : -1.0);
+		printf("round %u: %.0f s; %u-children cost ratio +-%.1f%%\n", k + 1, round_s,
+		       counts[stop_on], isfinite(hw) ? 100 * hw : -1.0);
 		fflush(stdout);
 	}
 done:
 	{
 		struct bl_stat s;
 
-		bl_note("%u rounds (%s) in %.0f s; 64-children cost ratio within +-%.1f%% (target +-%.0f%%)",
+		bl_note("%u rounds (%s) in %.0f s; %u-children cost ratio within +-%.1f%% (target +-%.0f%%)",
 			k, rr.why_stopped ? rr.why_stopped : "stopped early", bl_now() - rr.start,
-			100 * ratio_stat(per_call, 2, k, &s), 100 * rr.target);
+			counts[stop_on], 100 * ratio_stat(per_call, stop_on, k, &s), 100 * rr.target);
 		bl_note("attach %.0f ms and detach %.0f ms per child on average (%u and %u), root wparent with %s children",
 			n_attach ? 1000 * attach_s / n_attach : 0.0,
 			n_detach ? 1000 * detach_s / n_detach : 0.0, n_attach, n_detach, child_obj);

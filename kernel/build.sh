@@ -74,6 +74,12 @@ distro=0
 case $variant in distro*) distro=1 ;; esac
 [ $pristine = 1 ] && [ $distro = 1 ] && die "--pristine is for the lab variants"
 [ $config_only = 1 ] && [ $distro = 0 ] && die "--config-only is for the distro variants"
+# the serial the distro packages' version and release carry, current with
+# the series and the fragments (or a message saying how to bump it)
+if [ $distro = 1 ]; then
+	serial=$(bash "$repo/kernel/package-serial.sh" --serial) ||
+		die "kernel/package-serial is out of date: no distro packages that would reuse version +scxd$(sed -n 's/^serial //p' "$repo/kernel/package-serial")"
+fi
 [ $pristine = 1 ] && variant=$variant-pristine
 
 # One build at a time: the series worktree and the build directories are

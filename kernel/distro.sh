@@ -29,7 +29,8 @@
 #           nor the key, and rebuilds nothing
 #
 # Uses build.sh's variables (cache, kver, ksrc, ktree, series_hash, kernel_hash,
-# variant, fragments, jobs, default_steps, print_env, cached_only, config_only)
+# variant, fragments, serial, jobs, default_steps, print_env, cached_only,
+# config_only)
 # and its log, die, need_pkgs, check_fragments and scxd_logged_make.
 
 scxd_distro_worktree() {
@@ -70,6 +71,9 @@ scxd_distro_config() {
 		{ grep -v '^ok' "$kbuild/config-check" >&2; die "$variant: the $flavour config lacks what it needs ($kbuild/config-check)"; }
 	log "distro: $flavour config: $(grep -c '^ok' "$kbuild/config-check") options checked ($kbuild/config-check)"
 	sed -n 's/^note /distro: /p' "$kbuild/config-check" | while read -r l; do log "$l"; done
+	# kernelrelease reads include/config/auto.conf, which a build
+	# regenerates from .config first: so here too
+	"${kmake[@]}" -s syncconfig >&2 || die "make syncconfig failed"
 	release=$("${kmake[@]}" -s kernelrelease)
 	[ "$release" = "$krelease" ] || die "make kernelrelease says '$release', not $krelease"
 }
@@ -77,12 +81,11 @@ scxd_distro_config() {
 # What bindeb-pkg will name and version the packages, from its own first
 # step: scripts/package/mkdebian writing debian/ in the build directory
 # $1, with the variables make gives it (and the include/config/auto.conf
-# it reads), so that a change to the version logic shows without an
-# hour's build.
+# scxd_distro_config synced), so that a change to the version logic shows
+# without an hour's build.
 scxd_distro_show_packaging() {
 	local kbuild=$1 dtree=$2 version
 
-	"${kmake[@]}" -s syncconfig >&2 || die "make syncconfig failed"
 	(cd "$kbuild" && env "${pkgenv[@]}" srctree="$dtree" KERNELRELEASE="$krelease" ARCH=x86 SRCARCH=x86 UTS_MACHINE=x86_64 \
 		KCONFIG_CONFIG=.config KBUILD_BUILD_USER=scxd KBUILD_BUILD_HOST=lab \
 		"$dtree/scripts/package/mkdebian") >&2 || die "scripts/package/mkdebian failed"
@@ -100,17 +103,13 @@ scxd_distro_show_packaging() {
 
 scxd_build_distro() {
 	local dtree=$ksrc-distro kbuild=$cache/build/$variant debs=$cache/build/$variant.debs
-	local flavour base serial pkgver krelease key t
+	local flavour base pkgver krelease key t
 	local -a kmake pkgenv
 
 	case $variant in
 	distro) flavour=cloud-amd64 ;;
 	distro-generic) flavour=amd64 ;;
 	esac
-	# the serial the version and the release carry, current with the
-	# series and the fragments (or a message saying how to bump it)
-	serial=$(bash "$repo/kernel/package-serial.sh" --serial) ||
-		die "kernel/package-serial is out of date for this series: not building packages that would reuse its version"
 
 	need_pkgs time
 	scxd_distro_worktree "$dtree"

@@ -263,6 +263,9 @@ if [ "$(cat "$kbuild/.scxd-key" 2>/dev/null)" != "$key" ] || [ ! -f "$kbuild/arc
 	scxd_logged_make "$variant kernel" "$kbuild/build.log" "$kbuild.steps" "$default_steps" \
 		"${kmake[@]}" bzImage || die "$variant kernel build failed; full output: $kbuild/build.log"
 	echo "$key" > "$kbuild/.scxd-key"
+	# what this image was built from, for whoever records figures taken
+	# on it later (tests/bench): the tree's worktree moves on with the series
+	git -C "$ktree" log --reverse --format='%h %s' pristine..HEAD >"$kbuild/.scxd-series"
 fi
 
 # --- libbpf, bpftool, vmlinux.h, scxd.env -----------------------------------

@@ -142,6 +142,12 @@ bench_keep_results() {
 	series_n=$(grep -vc '^[[:space:]]*\(#\|$\)' "$bench_repo/kernel/series" 2>/dev/null || echo '?')
 	tree_n=$(git -C "$KDIR" rev-list --count debian..scxd 2>/dev/null || echo '?')
 	tree_head=$(git -C "$KDIR" log -1 --format='%h %s' scxd 2>/dev/null || echo '?')
+	# the image's own record (kernel/build.sh) beats the tree, which may
+	# have moved on since the image was built
+	local image="the kernel tree has $tree_n on Debian (head: $tree_head)"
+	if [ -f "${KBUILD:-}/.scxd-series" ]; then
+		image="the image was built with $(wc -l <"$KBUILD/.scxd-series") on Debian (head: $(tail -1 "$KBUILD/.scxd-series"))"
+	fi
 	cp "$out" "$dir/$bench_name.out"
 	[ -f "$out.load" ] && cp "$out.load" "$dir/$bench_name.load"
 	cp "$txt" "$dir/$bench_name.txt" 2>/dev/null || true
@@ -152,8 +158,7 @@ bench_keep_results() {
 			"$(git -C "$bench_repo" diff --quiet HEAD -- schedulers tests/bench || echo ' (with uncommitted changes)')"
 		printf 'kernel\t%s (%s variant); guest: %s\n' "$KVER" "$bench_variant" \
 			"$(awk -F'\t' '$1 == "BENCH-KERNEL" { print $2; exit }' "$out")"
-		printf 'series\t%s patches in kernel/series; the kernel tree has %s on Debian (head: %s)\n' \
-			"$series_n" "$tree_n" "$tree_head"
+		printf 'series\t%s patches in kernel/series; %s\n' "$series_n" "$image"
 		printf 'clock\t%s\n' "$bench_clock"
 		printf 'vcpus\t%s\n' "$bench_cpus"
 		printf 'host\t%s, %s CPUs\n' "$(uname -r)" "$(nproc)"

@@ -137,8 +137,9 @@ static double wait_root(const char *ops, double t0)
 
 /*
  * Is the instance in sysfs directory @dir enabled? Its state file says
- * (kernel/patches 0027); the directory itself appears while the instance
- * is still enabling. Without the file, an older series, presence is all
+ * (kernel/patches, "Tell in sysfs whether a scheduler instance is enabled
+ * yet"); the directory itself appears while the instance is still
+ * enabling. Without the file, an older series, presence is all
  * there is to go by.
  */
 static bool sub_enabled(const char *dir)

@@ -267,6 +267,25 @@ else
 	nok metrics "scxdctl metrics root line '$root_m'; $f: $(ls -l $f 2>&1)"
 	journalctl -u scxd.service --no-pager -o cat | grep -i metric | tail -3
 fi
+# what Prometheus scrapes: Debian's node exporter (the image has it,
+# enabled by its package) serves that file from its textfile collector on
+# loopback, every sample unchanged, and reports no error reading it
+if command -v prometheus-node-exporter >/dev/null; then
+	i=0
+	while ! ne=$(curl -sf http://127.0.0.1:9100/metrics) && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+	ne_root=$(echo "$ne" | grep -m1 '^scxd_scheduler_state{cgroup="/",')
+	ne_n=$(echo "$ne" | grep -c '^scxd_')
+	f_n=$(grep -c '^scxd_' $f)
+	ne_err=$(echo "$ne" | sed -n 's/^node_textfile_scrape_error \(.*\)/\1/p')
+	if [ -n "$ne_root" ] && [ "$ne_n" = "$f_n" ] && [ "$ne_err" = 0 ]; then
+		ok "node-exporter-serves-metrics (curl http://127.0.0.1:9100/metrics after ${i} s: $ne_n scxd_ samples of $f_n in $(basename $f), \"$ne_root\", node_textfile_scrape_error $ne_err)"
+	else
+		nok node-exporter-serves-metrics "$(systemctl is-active prometheus-node-exporter.service); $ne_n scxd_ samples of $f_n, root '$ne_root', node_textfile_scrape_error '$ne_err'"
+		journalctl -u prometheus-node-exporter.service --no-pager -o cat | tail -5
+	fi
+else
+	echo "skip - guest/systemd/node-exporter-serves-metrics (no prometheus-node-exporter in the image)"
+fi
 echo "---"
 scxdctl status >/dev/null 2>&1 && ok scxdctl-status || nok scxdctl-status "exit $?"
 v=$(scxdctl --json status | sed -n 's/.*"schema": *\([0-9]*\).*/\1/p' | head -1)

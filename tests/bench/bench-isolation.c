@@ -238,6 +238,33 @@ static void row_failed(struct row *row, const char *what)
 		snprintf(row->why, sizeof(row->why), "3 failures, last: %s", row->last_why);
 }
 
+/*
+ * The counters each loader printed once its scheduler was detached
+ * (sched-run's "stat" lines, see the schedulers' stat_* globals), as
+ * BENCH-STAT lines beside the round's figures.
+ */
+static void print_stats(const struct row *row, unsigned int nb, unsigned int round)
+{
+	char log[PATH_MAX], line[1024];
+	unsigned int i;
+	FILE *f;
+
+	for (i = 0; i < row->stack.n_levels; i++) {
+		snprintf(log, sizeof(log), "/tmp/loader.%s.%u.log", row->stack.levels[i].obj, i);
+		f = fopen(log, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			const char *at = strstr(line, ": stat ");
+
+			if (at)
+				printf("BENCH-STAT\t%u\t%s\t%s\t%s\t%s", round, nb_name[nb], row->name,
+				       row->stack.levels[i].obj, at + 7);
+		}
+		fclose(f);
+	}
+}
+
 static void run_row(const struct bl_dirs *d, struct row *row, unsigned int nb,
 		    unsigned int round, unsigned int k)
 {
@@ -279,6 +306,7 @@ static void run_row(const struct bl_dirs *d, struct row *row, unsigned int nb,
 			*f[j] = -1;
 	}
 	bl_stack_stop(&run);
+	print_stats(row, nb, round);
 out:
 	printf("BENCH-RAW\t%u\t%s\t%s\t%.1f\t%.1f\t%.1f\t%.0f\n", round, nb_name[nb],
 	       row->name, *f[P50], *f[P99], *f[PMAX], *f[TPUT]);

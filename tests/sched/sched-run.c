@@ -397,6 +397,50 @@ static const struct uei_view *find_uei(struct bpf_object *obj)
 	return (const struct uei_view *)(data + ref.offset);
 }
 
+/*
+ * Print the scheduler's counters: every global in .bss whose name starts
+ * with "stat_", read from the live mapping once the scheduler is
+ * detached, as u64 words (an array prints all of them), one line each:
+ * "sched-run: OBJ: stat NAME V...". Benchmarks copy these lines beside
+ * their figures; a scheduler without such globals prints nothing.
+ */
+static void report_stats(struct bpf_object *obj, const char *obj_path)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	struct bpf_map *bss = find_internal_map(obj, ".bss");
+	const struct btf_var_secinfo *vsi;
+	const struct btf_type *ds;
+	const char *data;
+	size_t size;
+	int id, i;
+
+	if (!btf || !bss)
+		return;
+	id = btf__find_by_name_kind(btf, ".bss", BTF_KIND_DATASEC);
+	data = bpf_map__initial_value(bss, &size);
+	if (id < 0 || !data)
+		return;
+	ds = btf__type_by_id(btf, id);
+	vsi = btf_var_secinfos(ds);
+	for (i = 0; i < btf_vlen(ds); i++, vsi++) {
+		const struct btf_type *var = btf__type_by_id(btf, vsi->type);
+		const char *name = btf__name_by_offset(btf, var->name_off);
+		uint64_t v;
+		size_t at;
+
+		if (strncmp(name, "stat_", 5) || vsi->size % sizeof(v) ||
+		    vsi->offset + vsi->size > size)
+			continue;
+		printf("sched-run: %s: stat %s", obj_path, name + 5);
+		for (at = 0; at < vsi->size; at += sizeof(v)) {
+			memcpy(&v, data + vsi->offset + at, sizeof(v));
+			printf(" %llu", (unsigned long long)v);
+		}
+		putchar('\n');
+	}
+	fflush(stdout);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -550,6 +594,7 @@ static int run(const struct options *o)
 	wait_for_end(uei, o->duration);
 	bpf_link__destroy(link);	/* returns once the kernel disabled it */
 	link = NULL;
+	report_stats(obj, o->obj_path);
 	return report_exit(o->obj_path, uei);
 }
 

@@ -17,7 +17,11 @@
  *    "const volatile bool scxd_can_host_children = true";
  *  - parents that grant their children CPUs (scxd_sub_grant()) where the
  *    kernel delegates CPUs define "const volatile bool scxd_grants_cpus
- *    = true".
+ *    = true";
+ *  - counters worth reading from outside are u64 globals (or arrays of
+ *    them) in .bss named "stat_*"; sched-run prints them when the
+ *    scheduler is detached, and the benchmarks keep them with their
+ *    figures.
  */
 #ifndef __SCXD_COMMON_BPF_H
 #define __SCXD_COMMON_BPF_H
@@ -58,6 +62,19 @@ static __always_inline u64 scxd_min(u64 a, u64 b)
 static __always_inline u64 scxd_max(u64 a, u64 b)
 {
 	return a > b ? a : b;
+}
+
+/* Count @ns in a log2 histogram of microseconds: bucket b holds [2^b, 2^(b+1)) us. */
+#define SCXD_HIST_BUCKETS	20
+
+static __always_inline void scxd_stat_hist(u64 *hist, u64 ns)
+{
+	u64 us = ns / SCXD_NSEC_PER_USEC;
+	u32 b;
+
+	for (b = 0; b < SCXD_HIST_BUCKETS - 1 && us > 1; b++)
+		us >>= 1;
+	__sync_fetch_and_add(&hist[b], 1);
 }
 
 /*

@@ -42,11 +42,37 @@
  * tree, for a task kept past its slice, and for a task put straight onto
  * an idle CPU, which no turn of the tree gave it.
  *
- * Trade-offs: the parent does not see a child's wake-ups (v1 keeps
- * enqueue on the child), so a child that becomes busy waits for its
- * turn in the tree or for an idle CPU, up to 2^@idle_backoff_max slices
- * of virtual time; shares are accurate for children that keep CPUs busy,
- * approximate for ones that run for microseconds at a time. Nor does it
+ * Wake-ups. The parent does not see a child's wake-ups (v1 keeps
+ * enqueue on the child), and the tree pushes an entity it found idle
+ * back by up to 2^@idle_backoff_max slices of virtual time, so that
+ * hundreds of idle children cost a bounded number of misses. A
+ * latency-sensitive child beside a busy sibling paid for both: its
+ * waking task waited for one of the sibling's slices to end on some CPU
+ * and then for the tree to come round to it. Two paths serve it now:
+ *  - a child found idle, none of its tasks running, within
+ *    2^@idle_backoff_max slices of its last turn is kept among up to 8
+ *    wakers, which a CPU asking us for work before its holder's slice
+ *    is up (a kick, a task gone to sleep) offers a turn before the tree
+ *    while the child is owed CPU time: its charged virtual time before
+ *    the key at the front of the tree. Those turns are charged like any
+ *    other and idling banks at most a quarter slice of credit, so a
+ *    child that wakes often loses its precedence once it has had its
+ *    share;
+ *  - children hold SCX_CAP_PREEMPT on our CPUs (@child_preempt), so a
+ *    child can ask for a turn with a preempting kick of the CPU its
+ *    waking task is to run on (lat does): that CPU asks us for work at
+ *    once, not when its task's slice ends, and the wakers come first.
+ * tests/bench/isolation measures it: a lat child's wake-up latency
+ * beside a fifo sibling saturating 4 vCPUs, against EEVDF's with
+ * cpu.weight (figures in tests/bench/README.md).
+ *
+ * Trade-offs: PREEMPT implies ENQ, so a child may insert into any
+ * CPU's local DSQ, preempting, and take the CPU without a turn of the
+ * tree, uncharged; shares hold for children that insert locally only
+ * onto idle CPUs and ask for turns by kicking, as the collection's do.
+ * Each kick costs the sibling whose task it preempts a context switch.
+ * Shares are accurate for children that keep CPUs busy, approximate for
+ * ones that run for microseconds at a time. Nor does it
  * see where a child's tasks may run: a child whose tasks are confined to
  * one CPU looks idle to the others, which push it back, and two such
  * children of 100:300 on the same CPU got 34:66. Letting busy children
@@ -55,13 +81,13 @@
  * starve per-CPU kernel threads: confine such workloads with a child
  * scheduler (pin) rather than across siblings.
  *
- * CPU delegation: where the kernel has it, each child is granted
- * ENQ_IMMED (kicks) on every CPU when it attaches and nothing else, so
- * its direct inserts onto a CPU wait in its global DSQ for the turn the
- * tree gives it; shares then hold for children that insert locally too.
- * Upstream (cid form) needs ENQ for the moves a child makes in the turns
- * we lend it, so there it gets ENQ as well, and shares hold for children
- * that insert locally only onto idle CPUs and in their turns, as ours do.
+ * CPU delegation: where the kernel has it, each child is granted, on
+ * every CPU we hold them on, ENQ_IMMED (kicks) when it attaches, ENQ as
+ * well upstream (cid form), which gates the moves a child makes in the
+ * turns we lend it, and PREEMPT (above) unless @child_preempt is off;
+ * without PREEMPT on our series a child's direct inserts onto a CPU wait
+ * in its global DSQ for the turn the tree gives it, and its wake-ups for
+ * a slice to end.
  *
  * Roles.
  *  - root: our own tasks are all the system's tasks not in a child; on a
@@ -85,10 +111,16 @@
  *  weight_refresh	     turns between re-reading cpu.weight (64)
  *  max_tries		     entities tried per dispatch, 1..16 (8)
  *  idle_backoff_max	     cap of the idle push-back exponent, 0..10 (3)
+ *  child_preempt	     grant children PREEMPT, see Wake-ups (true)
+ *  serve_wakers	     offer owed wakers a turn before the tree (true)
  *  tree_always		     use the entity tree even without children, to
  *			     exercise it where there are no sub-schedulers
  *			     (false)
  *  sub_cgroup_id	     set by the loader when run as a child
+ *
+ * Counters (stat_*): tree_turns and tree_misses, turns of the tree that
+ * dispatched or found the entity idle; waker_turns and waker_misses, the
+ * same for the wakers' turns.
  */
 #define SCXD_OWN_UPDATE_IDLE	/* ops.update_idle() is ours */
 #include <scxd/common.bpf.h>
@@ -106,6 +138,8 @@ const volatile u32 child_weight = 100;
 const volatile u32 weight_refresh = 64;
 const volatile u32 max_tries = 8;
 const volatile u32 idle_backoff_max = 3;
+const volatile bool child_preempt = true;
+const volatile bool serve_wakers = true;
 const volatile bool tree_always;
 const volatile u64 sub_cgroup_id;
 
@@ -115,6 +149,7 @@ UEI_DEFINE(uei);
 #define SELF_ID		0	/* entity id of our own tasks; cgroup ids are > 1 */
 #define MAX_CHILDREN	1024
 #define MAX_TRIES	16
+#define NR_WAKERS	8	/* power of two */
 
 /* An entity's place in the tree. */
 struct entity_node {
@@ -128,7 +163,10 @@ struct entity_node {
 struct entity_info {
 	u64 gen;
 	u64 pending;		/* charges not yet folded into the key */
+	u64 fair;		/* charged vtime, see serve_waker() */
+	u64 last_ok;		/* when it last put something on a CPU */
 	u32 weight;
+	u32 held;		/* CPUs whose turn it holds */
 	u32 misses;		/* consecutive turns with nothing to run */
 	u32 turns;		/* turns since weight was read */
 };
@@ -158,6 +196,10 @@ private(TREE) struct bpf_rb_root tree __contains(entity_node, rb);
 
 
 static u64 vtime_now;		/* key of the last entity given a turn */
+/* children that went idle after a turn lately, id + 1; 0: free */
+static u64 wakers[NR_WAKERS];
+
+u64 stat_tree_turns, stat_tree_misses, stat_waker_turns, stat_waker_misses;
 static u64 next_gen = 1;
 static u32 nr_entities;		/* attached, ours included */
 
@@ -203,7 +245,7 @@ static struct entity_node *tree_pop(void)
 
 static s32 entity_add(u64 id, u32 weight)
 {
-	struct entity_info info = { .weight = weight ?: 1 };
+	struct entity_info info = { .weight = weight ?: 1, .fair = vtime_now };
 	struct entity_node *n;
 	s32 ret;
 
@@ -236,6 +278,12 @@ static u32 entity_weight(u64 id, struct entity_info *info)
 	return info->weight;
 }
 
+static void holds_one_less(struct entity_info *info)
+{
+	if (info->held)
+		__sync_fetch_and_sub(&info->held, 1);
+}
+
 /*
  * Charge the entity that had this CPU since its last turn began; returns
  * its id plus one, 0 if none had it.
@@ -253,23 +301,38 @@ static u64 charge_cpu(u64 now)
 	id = cctx->id_plus1 - 1;
 	cctx->id_plus1 = 0;
 	info = bpf_map_lookup_elem(&entities, &id);
-	if (info)
-		__sync_fetch_and_add(&info->pending,
-				     scxd_scale_inv(now - cctx->since,
-						    info->weight));
+	if (info) {
+		u64 charge = scxd_scale_inv(now - cctx->since, info->weight);
+
+		__sync_fetch_and_add(&info->pending, charge);
+		__sync_fetch_and_add(&info->fair, charge);
+		holds_one_less(info);
+	}
 	return id + 1;
 }
 
 static void cpu_took(u64 id, u64 now)
 {
+	struct entity_info *info;
 	struct cpu_ctx *cctx;
 	u32 zero = 0;
+	u64 old;
 
 	cctx = bpf_map_lookup_elem(&cpu_ctxs, &zero);
-	if (cctx) {
-		cctx->id_plus1 = id + 1;
-		cctx->since = now;
+	if (!cctx)
+		return;
+	if (cctx->id_plus1) {
+		/* not charged, e.g. a detached child's: it holds it no more */
+		old = cctx->id_plus1 - 1;
+		info = bpf_map_lookup_elem(&entities, &old);
+		if (info)
+			holds_one_less(info);
 	}
+	cctx->id_plus1 = id + 1;
+	cctx->since = now;
+	info = bpf_map_lookup_elem(&entities, &id);
+	if (info)
+		__sync_fetch_and_add(&info->held, 1);
 }
 
 /* Give @id a turn on this CPU; true if it put something on it. */
@@ -278,6 +341,43 @@ static bool entity_dispatch(u64 id)
 	if (id == SELF_ID)
 		return scxd_shared_serve(SELF_DSQ);
 	return scxd_sub_dispatch(id);
+}
+
+/* The key of the entity at the front of the tree, as far as folded. */
+static bool tree_front_key(u64 *key)
+{
+	struct bpf_rb_node *rb;
+
+	bpf_spin_lock(&tree_lock);
+	rb = bpf_rbtree_first(&tree);
+	if (rb)
+		*key = container_of(rb, struct entity_node, rb)->vtime;
+	bpf_spin_unlock(&tree_lock);
+	return rb != NULL;
+}
+
+/*
+ * How long a child that went idle stays among the wakers without
+ * dispatching anything: as long as the longest push-back of an idle
+ * entity, after which the tree comes round to it anyway.
+ */
+static u64 waker_window(void)
+{
+	return slice_ns() << (idle_backoff_max & 15);
+}
+
+/* Note child @id as one that may wake soon, see serve_waker(). */
+static void waker_add(u64 id)
+{
+	u32 i;
+
+	for (i = 0; i < NR_WAKERS; i++)
+		if (wakers[i] == id + 1)
+			return;
+	for (i = 0; i < NR_WAKERS; i++)
+		if (!wakers[i] &&
+		    __sync_val_compare_and_swap(&wakers[i], 0, id + 1) == 0)
+			return;
 }
 
 /*
@@ -302,7 +402,7 @@ __noinline int dispatch_one(u64 now, u64 holder_plus1)
 {
 	struct entity_info *info;
 	struct entity_node *n;
-	u64 id, pending, key;
+	u64 id, pending, key, front;
 	u32 backoff;
 	bool ok;
 
@@ -332,9 +432,27 @@ __noinline int dispatch_one(u64 now, u64 holder_plus1)
 	ok = entity_dispatch(id) || id + 1 == holder_plus1;
 	if (ok) {
 		info->misses = 0;
+		info->last_ok = now;
 		entity_weight(id, info);
 		cpu_took(id, now);
+		__sync_fetch_and_add(&stat_tree_turns, 1);
 	} else {
+		/* idling banks a quarter slice of credit; one that ran lately may wake */
+		if (tree_front_key(&front)) {
+			front -= scxd_min(front, scxd_scale_inv(slice_ns() / 4, info->weight));
+			if (scxd_vtime_before(info->fair, front))
+				info->fair = front;
+		}
+		/*
+		 * Only a child none of whose tasks runs: one found idle
+		 * because its tasks all run on CPUs it holds is busy, and
+		 * 16 saturated children let in as wakers took a fifth of our
+		 * own tasks' share.
+		 */
+		if (id != SELF_ID && !info->held &&
+		    now - info->last_ok <= waker_window())
+			waker_add(id);
+		__sync_fetch_and_add(&stat_tree_misses, 1);
 		backoff = info->misses < idle_backoff_max ? info->misses
 							  : idle_backoff_max;
 		if (info->misses < 31)
@@ -345,6 +463,71 @@ __noinline int dispatch_one(u64 now, u64 holder_plus1)
 	}
 	tree_add(n);
 	return ok;
+}
+
+/*
+ * Before the tree: a waker, a child found idle within waker_window() of
+ * its last turn, gets this CPU if it is owed CPU time and has something
+ * to run now. Its place in the tree was pushed back when it was found
+ * idle, and its wake-up would otherwise wait for the tree to come round
+ * to it. Owed: its charged vtime (info->fair: the charges of every turn
+ * it had, raised when it is found idle to a quarter slice behind the
+ * front of the tree, so that idling banks at most that much credit)
+ * before the key at the front of the tree: it would be at the front had
+ * it not been pushed back. Its turn is
+ * charged like any other, so a child that wakes often stops being owed
+ * once it has had its share. Only on a CPU whose holder went to sleep or
+ * was preempted (turn_cut_short()), or had none. Returns true if it
+ * dispatched. Global for the verifier, as dispatch_one().
+ */
+__noinline int serve_waker(u64 now, u64 holder_plus1)
+{
+	struct entity_info *info;
+	u64 slot, id, front;
+	u32 i;
+
+	if (!tree_front_key(&front))
+		return 0;
+	for (i = 0; i < NR_WAKERS; i++) {
+		slot = wakers[i];
+		if (!slot || slot == holder_plus1)
+			continue;
+		id = slot - 1;
+		info = bpf_map_lookup_elem(&entities, &id);
+		if (!info || now - info->last_ok > waker_window()) {
+			__sync_val_compare_and_swap(&wakers[i], slot, 0);
+			continue;
+		}
+		if (!scxd_vtime_before(info->fair, front))
+			continue;
+		if (!scxd_sub_dispatch(id)) {
+			__sync_fetch_and_add(&stat_waker_misses, 1);
+			continue;
+		}
+		info->misses = 0;
+		info->last_ok = now;
+		cpu_took(id, now);
+		__sync_fetch_and_add(&stat_waker_turns, 1);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Did the entity holding this CPU ask for work before its slice was up
+ * (a preempting kick, say)? At a slice's end the tree alone decides, so
+ * that saturated children, which are found idle whenever their tasks
+ * all run elsewhere and so count as wakers, take no turns out of order:
+ * 16 of them took a fifth of our own tasks' share that way.
+ */
+static bool turn_cut_short(u64 now)
+{
+	struct cpu_ctx *cctx;
+	u32 zero = 0;
+
+	cctx = bpf_map_lookup_elem(&cpu_ctxs, &zero);
+	return cctx && cctx->id_plus1 &&
+	       now - cctx->since < slice_ns() - slice_ns() / 8;
 }
 
 s32 BPF_STRUCT_OPS(wparent_select_cpu, struct task_struct *p, s32 prev_cpu,
@@ -402,6 +585,7 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 {
 	u64 now = bpf_ktime_get_ns();
 	u64 holder_plus1;
+	bool cut_short;
 	u32 i, misses;
 	int ret = -1;
 
@@ -416,10 +600,14 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	}
 
+	cut_short = turn_cut_short(now);
 	holder_plus1 = charge_cpu(now);
 	if (!scxd_prev_is_queued(prev))
 		holder_plus1 = 0;
-	else if (keep_prev(prev, now, false))
+	if (serve_wakers && (cut_short || !holder_plus1) &&
+	    serve_waker(now, holder_plus1))
+		return;
+	if (scxd_prev_is_queued(prev) && keep_prev(prev, now, false))
 		return;
 	if (holder_plus1 == SELF_ID + 1)
 		holder_plus1 = 0;
@@ -488,6 +676,24 @@ void BPF_STRUCT_OPS(wparent_running, struct task_struct *p)
 SCXD_OWN_TASK_OPS(wparent)
 
 #if SCXD_HAVE_SUB_SCHED
+/*
+ * SCX_CAP_PREEMPT on every CPU we hold it on, so that a child can ask
+ * for a turn with a preempting kick (see Wake-ups in the header).
+ */
+static void grant_preempt(u64 cgid)
+{
+	scxd_mask *held;
+
+	if (!scxd_caps_supported())
+		return;
+	held = scxd_mask_new(1);
+	if (!held)
+		return;
+	if (!scxd_sub_caps(0, SCXD_CAP_PREEMPT, held))
+		scxd_sub_grant(cgid, SCXD_CAP_PREEMPT, held);
+	scxd_mask_free(held);
+}
+
 s32 BPF_STRUCT_OPS(wparent_sub_attach, struct scx_sub_attach_args *args)
 {
 	u64 cgid = args->ops->sub_cgroup_id;
@@ -503,6 +709,8 @@ s32 BPF_STRUCT_OPS(wparent_sub_attach, struct scx_sub_attach_args *args)
 		return ret;
 	}
 	scxd_grant_lent(cgid);
+	if (child_preempt)
+		grant_preempt(cgid);
 	return 0;
 }
 

@@ -6,7 +6,7 @@
  * Runs inside a QEMU guest only (tests/bench/isolation boots it).
  *
  *   bench-isolation [-d SECONDS] [-B BUDGET_S] [-m MIN] [-M MAX] [-T TARGET]
- *                   [-t PROBE_THREADS] [-i INTERVAL_US] [-n PER_CPU]
+ *                   [-t PROBE_THREADS] [-i INTERVAL_US] [-n PER_CPU] [-S]
  *
  * The cgroups: /sys/fs/cgroup/iso/lat (cpu.weight 100) runs the probe, a
  * cyclictest-like wake-up latency meter: @t threads each sleeping to an
@@ -26,15 +26,22 @@
  *   eevdf          the kernel's fair class with the cpu controller
  *   scx_flatcg     the in-tree flattened-hierarchy scheduler as root
  *   wparent        wparent as root, lat on iso/lat, fifo on iso/noisy
- *   wparent-main   the same with wparent-main.bpf.o, when given (a build
- *                  of wparent before a change, for figures before and after)
+ *   wparent-main   the same with wparent-main.bpf.o and lat-main.bpf.o, when
+ *                  given (builds of both before a change, for figures
+ *                  before and after)
  *   cells          cells as root, lat on iso/lat, fifo on iso/noisy
  *
  * Each run gives the probe's p50, p99 and largest wake-up latency and the
  * spinners' loops per second; each is divided by the same figure of the
  * round's EEVDF (the mean of its two runs) and of the round's quiet run,
  * and the table gives the median over rounds with a bootstrap 95%
- * interval. Every run's raw figures are printed as BENCH-RAW lines, which
+ * interval.
+ *
+ * The same pairs' shares (unless -S): every row but quiet runs once per
+ * round with iso/lat at cpu.weight 200 and iso/noisy at 100, both
+ * saturated (@n spinners per vCPU each, no probe); the share error is the
+ * larger |got/expected - 1| of the two, expected being the weight's share
+ * of the CPU time the two got between them (as tests/bench/cells-share). Every run's raw figures are printed as BENCH-RAW lines, which
  * tests/bench/isolation keeps under tests/bench/results/.
  */
 #include <errno.h>
@@ -71,6 +78,7 @@ struct row {
 	const char *name;
 	struct bl_stack stack;
 	double fig[N_NB][N_FIG][MAX_ROUNDS];	/* -1: failed */
+	double share_err[MAX_ROUNDS];		/* %, -1: failed or not run */
 	char why[560];
 	char last_why[512];
 	unsigned int fails;
@@ -82,9 +90,9 @@ static struct row rows[] = {
 	{ .name = "scx_flatcg", .stack = { .peer = "scx_flatcg" } },
 	{ .name = "wparent (lat, fifo)", .stack = { .n_levels = 3,
 	  .levels = { { "wparent" }, { "lat", CG_LAT }, { "fifo", CG_NOISY } } } },
-	/* wparent as it was, from SCXD_BENCH_EXTRA_OBJS=.../wparent-main.bpf.o */
-	{ .name = "wparent-main (lat, fifo)", .stack = { .n_levels = 3,
-	  .levels = { { "wparent-main" }, { "lat", CG_LAT }, { "fifo", CG_NOISY } } } },
+	/* wparent and lat as they were, from SCXD_BENCH_EXTRA_OBJS=".../wparent-main.bpf.o .../lat-main.bpf.o" */
+	{ .name = "wparent-main (lat-main, fifo)", .stack = { .n_levels = 3,
+	  .levels = { { "wparent-main" }, { "lat-main", CG_LAT }, { "fifo", CG_NOISY } } } },
 	{ .name = "cells (lat, fifo)", .stack = { .n_levels = 3,
 	  .levels = { { "cells" }, { "lat", CG_LAT }, { "fifo", CG_NOISY } } } },
 	{ .name = "eevdf (end of round)" },
@@ -94,6 +102,7 @@ static struct row rows[] = {
 #define EEVDF 1
 
 static double duration = 3.0;
+static bool shares = true;
 static unsigned int ncpus, probe_threads = 2, interval_us = 1000, spin_per_cpu = 1;
 
 /* The probe's samples, shared with the forked probe process. */
@@ -315,6 +324,64 @@ out:
 	fflush(stdout);
 }
 
+static int set_weights(unsigned int lat, unsigned int noisy)
+{
+	char v[16];
+
+	snprintf(v, sizeof(v), "%u", lat);
+	if (write_str(CG_LAT "/cpu.weight", v) < 0)
+		return -EIO;
+	snprintf(v, sizeof(v), "%u", noisy);
+	return write_str(CG_NOISY "/cpu.weight", v) < 0 ? -EIO : 0;
+}
+
+/* One share run of @row (lat 200, noisy 100, both saturated) into round @k. */
+static void run_share(const struct bl_dirs *d, struct row *row, unsigned int round,
+		      unsigned int k)
+{
+	struct wl_group g[2] = {
+		{ .kind = WL_SPIN, .n = spin_per_cpu * ncpus, .cpu = -1, .cgroup = CG_LAT,
+		  .name = "lat" },
+		{ .kind = WL_SPIN, .n = spin_per_cpu * ncpus, .cpu = -1, .cgroup = CG_NOISY,
+		  .name = "noisy" },
+	};
+	struct bl_running run;
+	struct wl_result res;
+	double a, b;
+
+	row->share_err[k] = -1;
+	if (row->why[0])
+		return;
+	/* before the stack: parents read cpu.weight when a child attaches */
+	if (set_weights(200, 100) < 0) {
+		row_failed(row, "cannot set cpu.weight");
+		return;
+	}
+	if (bl_stack_start(d, &row->stack, &run, row->last_why, sizeof(row->last_why)) < 0) {
+		fprintf(stderr, "bench-isolation: %s: %s\n", row->name, row->last_why);
+		row_failed(row, NULL);
+		set_weights(100, 100);
+		return;
+	}
+	if (wl_run(g, 2, duration, &res) == 0) {
+		a = wl_group_cpu_ns(&res, 0);
+		b = wl_group_cpu_ns(&res, 1);
+		if (a + b > 0)
+			row->share_err[k] = 100 * fmax(fabs(a / (a + b) / (2.0 / 3) - 1),
+						       fabs(b / (a + b) / (1.0 / 3) - 1));
+		wl_result_free(&res);
+	}
+	if (!bl_stack_alive(&run)) {
+		row_failed(row, "scheduler left during a share run (see the console)");
+		row->share_err[k] = -1;
+	}
+	bl_stack_stop(&run);
+	set_weights(100, 100);
+	printf("BENCH-SHARE\t%u\t%s\t%.2f\n", round, row->name, row->share_err[k]);
+	printf("  shares 2:1, %s: error %.1f%%\n", row->name, row->share_err[k]);
+	fflush(stdout);
+}
+
 /* @x over @ref per round, or over the mean of @ref and @ref2 when given. */
 static bool ratio_stat(const double *x, const double *ref, const double *ref2,
 		       unsigned int rounds, struct bl_stat *s)
@@ -384,6 +451,18 @@ static void report(unsigned int rounds)
 					bl_emit_na("isolation", name, col, why);
 			}
 		}
+	for (i = 0; shares && i < N_ROWS; i++) {
+		const struct row *row = &rows[i];
+		struct bl_stat s;
+
+		if (i == QUIET)
+			continue;
+		if (bl_stat(row->share_err, rounds, &s))
+			bl_emit("isolation-share", row->name, "2:1 share error", &s, "%");
+		else
+			bl_emit_na("isolation-share", row->name, "2:1 share error",
+				   row->why[0] ? row->why : "no successful run");
+	}
 }
 
 int main(int argc, char **argv)
@@ -395,15 +474,16 @@ int main(int argc, char **argv)
 	int c;
 
 	bl_dirs_default(&d);
-	while ((c = getopt(argc, argv, "d:B:m:M:T:t:i:n:")) != -1) {
+	while ((c = getopt(argc, argv, "d:B:m:M:T:t:i:n:S")) != -1) {
 		switch (c) {
+		case 'S': shares = false; break;
 		case 't': probe_threads = atoi(optarg); break;
 		case 'i': interval_us = atoi(optarg); break;
 		case 'n': spin_per_cpu = atoi(optarg); break;
 		default:
 			if (bl_rounds_option(&rr, &duration, c, optarg))
 				break;
-			fprintf(stderr, "usage: bench-isolation [-d S] [-B BUDGET_S] [-m MIN] [-M MAX] [-T TARGET] [-t THREADS] [-i US] [-n SPIN_PER_CPU]\n");
+			fprintf(stderr, "usage: bench-isolation [-d S] [-B BUDGET_S] [-m MIN] [-M MAX] [-T TARGET] [-t THREADS] [-i US] [-n SPIN_PER_CPU] [-S]\n");
 			return 2;
 		}
 	}
@@ -457,6 +537,15 @@ int main(int argc, char **argv)
 			for (i = 0; i < N_ROWS - 3; i++)
 				run_row(&d, &rows[order[i]], nb, k + 1, k);
 			run_row(&d, &rows[N_ROWS - 1], nb, k + 1, k);
+		}
+		if (shares) {
+			for (i = 0; i < N_ROWS - 3; i++)
+				order[i] = i + 2;
+			bl_shuffle(order, N_ROWS - 3);
+			run_share(&d, &rows[EEVDF], k + 1, k);
+			for (i = 0; i < N_ROWS - 3; i++)
+				run_share(&d, &rows[order[i]], k + 1, k);
+			run_share(&d, &rows[N_ROWS - 1], k + 1, k);
 		}
 		round_s = bl_now() - t0;
 		hw = self_halfwidth(k + 1);

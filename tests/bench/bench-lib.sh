@@ -155,7 +155,7 @@ bench_keep_results() {
 		printf 'command\t%s\n' "$cmd"
 		printf 'date\t%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
 		printf 'commit\t%s%s\n' "$(git -C "$bench_repo" rev-parse --short HEAD)" \
-			"$(git -C "$bench_repo" diff --quiet HEAD -- schedulers tests/bench || echo ' (with uncommitted changes)')"
+			"$(git -C "$bench_repo" diff --quiet HEAD -- schedulers tests/bench ':!tests/bench/results' || echo ' (with uncommitted changes)')"
 		printf 'kernel\t%s (%s variant); guest: %s\n' "$KVER" "$bench_variant" \
 			"$(awk -F'\t' '$1 == "BENCH-KERNEL" { print $2; exit }' "$out")"
 		printf 'series\t%s patches in kernel/series; %s\n' "$series_n" "$image"

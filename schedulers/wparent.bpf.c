@@ -51,13 +51,12 @@
  * and then for the tree to come round to it. Two paths serve it now:
  *  - a child found idle, none of its tasks running, within
  *    2^@idle_backoff_max slices of its last turn is kept among up to 8
- *    wakers, which a CPU asking us for work before its holder's slice
- *    is up (a kick, a task gone to sleep) offers a turn before the tree
- *    while the child is owed CPU time: its charged virtual time before
- *    the key at the front of the tree. Those turns are charged like any
- *    other and idling banks at most a quarter slice of credit, so a
- *    child that wakes often loses its precedence once it has had its
- *    share;
+ *    wakers, which a CPU asking us for work offers a turn before the
+ *    tree while the child is owed CPU time: its charged virtual time
+ *    before that of the entity it would take the CPU from. Those turns
+ *    are charged like any other and idling banks at most a quarter
+ *    slice of credit, so a child that wakes often loses its precedence
+ *    once it has had its share;
  *  - children hold SCX_CAP_PREEMPT on our CPUs (@child_preempt), so a
  *    child can ask for a turn with a preempting kick of the CPU its
  *    waking task is to run on (lat does): that CPU asks us for work at
@@ -467,26 +466,38 @@ __noinline int dispatch_one(u64 now, u64 holder_plus1)
 
 /*
  * Before the tree: a waker, a child found idle within waker_window() of
- * its last turn, gets this CPU if it is owed CPU time and has something
- * to run now. Its place in the tree was pushed back when it was found
- * idle, and its wake-up would otherwise wait for the tree to come round
- * to it. Owed: its charged vtime (info->fair: the charges of every turn
- * it had, raised when it is found idle to a quarter slice behind the
- * front of the tree, so that idling banks at most that much credit)
- * before the key at the front of the tree: it would be at the front had
- * it not been pushed back. Its turn is
- * charged like any other, so a child that wakes often stops being owed
- * once it has had its share. Only on a CPU whose holder went to sleep or
- * was preempted (turn_cut_short()), or had none. Returns true if it
- * dispatched. Global for the verifier, as dispatch_one().
+ * its last turn, none of its tasks running, gets this CPU if it is owed
+ * CPU time and has something to run now. Its place in the tree was
+ * pushed back when it was found idle, and its wake-up would otherwise
+ * wait for the tree to come round to it. Owed: its charged vtime
+ * (info->fair: the charges of every turn it had, raised when it is found
+ * idle to a quarter slice behind the front of the tree, so that idling
+ * banks at most that much credit) before that of the entity that just
+ * had this CPU (@charged_plus1), or, on a CPU nobody had, no more than
+ * half a slice past the key at the front of the tree. Two stricter
+ * gates cost a lat child beside fifo's spinners most of its gain (p99
+ * 1.50x EEVDF's against 0.86x): the front's key alone, which lags its
+ * charges until a turn of the tree folds them in, and serving wakers
+ * only before a holder's slice was up, which turns away the kicks that
+ * land in a slice's last eighth. Its turn is charged like any other, so a
+ * child that wakes often stops being owed once it has had its share.
+ * Returns true if it dispatched. Global for the verifier, as
+ * dispatch_one().
  */
-__noinline int serve_waker(u64 now, u64 holder_plus1)
+__noinline int serve_waker(u64 now, u64 holder_plus1, u64 charged_plus1)
 {
 	struct entity_info *info;
-	u64 slot, id, front;
+	u64 slot, id, ref;
 	u32 i;
 
-	if (!tree_front_key(&front))
+	/* whom it would take the CPU from: the entity that just had it */
+	id = charged_plus1 - 1;
+	info = charged_plus1 ? bpf_map_lookup_elem(&entities, &id) : NULL;
+	if (info)
+		ref = info->fair;
+	else if (tree_front_key(&ref))
+		ref += slice_ns() / 2;
+	else
 		return 0;
 	for (i = 0; i < NR_WAKERS; i++) {
 		slot = wakers[i];
@@ -498,7 +509,7 @@ __noinline int serve_waker(u64 now, u64 holder_plus1)
 			__sync_val_compare_and_swap(&wakers[i], slot, 0);
 			continue;
 		}
-		if (!scxd_vtime_before(info->fair, front))
+		if (!scxd_vtime_before(info->fair, ref))
 			continue;
 		if (!scxd_sub_dispatch(id)) {
 			__sync_fetch_and_add(&stat_waker_misses, 1);
@@ -511,23 +522,6 @@ __noinline int serve_waker(u64 now, u64 holder_plus1)
 		return 1;
 	}
 	return 0;
-}
-
-/*
- * Did the entity holding this CPU ask for work before its slice was up
- * (a preempting kick, say)? At a slice's end the tree alone decides, so
- * that saturated children, which are found idle whenever their tasks
- * all run elsewhere and so count as wakers, take no turns out of order:
- * 16 of them took a fifth of our own tasks' share that way.
- */
-static bool turn_cut_short(u64 now)
-{
-	struct cpu_ctx *cctx;
-	u32 zero = 0;
-
-	cctx = bpf_map_lookup_elem(&cpu_ctxs, &zero);
-	return cctx && cctx->id_plus1 &&
-	       now - cctx->since < slice_ns() - slice_ns() / 8;
 }
 
 s32 BPF_STRUCT_OPS(wparent_select_cpu, struct task_struct *p, s32 prev_cpu,
@@ -584,8 +578,7 @@ static bool keep_prev(struct task_struct *prev, u64 now, bool alone)
 void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 {
 	u64 now = bpf_ktime_get_ns();
-	u64 holder_plus1;
-	bool cut_short;
+	u64 holder_plus1, charged_plus1;
 	u32 i, misses;
 	int ret = -1;
 
@@ -600,12 +593,10 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	}
 
-	cut_short = turn_cut_short(now);
-	holder_plus1 = charge_cpu(now);
+	charged_plus1 = holder_plus1 = charge_cpu(now);
 	if (!scxd_prev_is_queued(prev))
 		holder_plus1 = 0;
-	if (serve_wakers && (cut_short || !holder_plus1) &&
-	    serve_waker(now, holder_plus1))
+	if (serve_wakers && serve_waker(now, holder_plus1, charged_plus1))
 		return;
 	if (scxd_prev_is_queued(prev) && keep_prev(prev, now, false))
 		return;

@@ -53,7 +53,7 @@
  *    2^@idle_backoff_max slices of its last turn is kept among up to 8
  *    wakers, which a CPU asking us for work offers a turn before the
  *    tree while the child is owed CPU time: its charged virtual time
- *    before that of the entity it would take the CPU from. Those turns
+ *    at most half a slice past the tree's clock. Those turns
  *    are charged like any other and idling banks at most a quarter
  *    slice of credit, so a child that wakes often loses its precedence
  *    once it has had its share;
@@ -472,33 +472,23 @@ __noinline int dispatch_one(u64 now, u64 holder_plus1)
  * wait for the tree to come round to it. Owed: its charged vtime
  * (info->fair: the charges of every turn it had, raised when it is found
  * idle to a quarter slice behind the front of the tree, so that idling
- * banks at most that much credit) before that of the entity that just
- * had this CPU (@charged_plus1), or, on a CPU nobody had, no more than
- * half a slice past the key at the front of the tree. Two stricter
- * gates cost a lat child beside fifo's spinners most of its gain (p99
- * 1.50x EEVDF's against 0.86x): the front's key alone, which lags its
- * charges until a turn of the tree folds them in, and serving wakers
- * only before a holder's slice was up, which turns away the kicks that
- * land in a slice's last eighth. Its turn is charged like any other, so a
- * child that wakes often stops being owed once it has had its share.
- * Returns true if it dispatched. Global for the verifier, as
+ * banks at most that much credit) at most half a slice past vtime_now.
+ * Stricter gates cost a lat child beside fifo's spinners most of its
+ * gain (p99 1.45-1.50x EEVDF's against 0.86x): against the front's key,
+ * which lags its charges until a turn of the tree folds them in, or the
+ * charged vtime of the entity it would take the CPU from; and serving
+ * wakers only before a holder's slice was up, which turned away the
+ * kicks landing in a slice's last eighth. Its turn is charged like any
+ * other, so a child that wakes often stops being owed once it has had
+ * its share. Returns true if it dispatched. Global for the verifier, as
  * dispatch_one().
  */
-__noinline int serve_waker(u64 now, u64 holder_plus1, u64 charged_plus1)
+__noinline int serve_waker(u64 now, u64 holder_plus1)
 {
 	struct entity_info *info;
-	u64 slot, id, ref;
+	u64 slot, id;
 	u32 i;
 
-	/* whom it would take the CPU from: the entity that just had it */
-	id = charged_plus1 - 1;
-	info = charged_plus1 ? bpf_map_lookup_elem(&entities, &id) : NULL;
-	if (info)
-		ref = info->fair;
-	else if (tree_front_key(&ref))
-		ref += slice_ns() / 2;
-	else
-		return 0;
 	for (i = 0; i < NR_WAKERS; i++) {
 		slot = wakers[i];
 		if (!slot || slot == holder_plus1)
@@ -509,7 +499,9 @@ __noinline int serve_waker(u64 now, u64 holder_plus1, u64 charged_plus1)
 			__sync_val_compare_and_swap(&wakers[i], slot, 0);
 			continue;
 		}
-		if (!scxd_vtime_before(info->fair, ref))
+		if (scxd_vtime_before(vtime_now + scxd_scale_inv(slice_ns() / 2,
+								 info->weight),
+				      info->fair))
 			continue;
 		if (!scxd_sub_dispatch(id)) {
 			__sync_fetch_and_add(&stat_waker_misses, 1);
@@ -578,7 +570,7 @@ static bool keep_prev(struct task_struct *prev, u64 now, bool alone)
 void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 {
 	u64 now = bpf_ktime_get_ns();
-	u64 holder_plus1, charged_plus1;
+	u64 holder_plus1;
 	u32 i, misses;
 	int ret = -1;
 
@@ -593,10 +585,10 @@ void BPF_STRUCT_OPS(wparent_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	}
 
-	charged_plus1 = holder_plus1 = charge_cpu(now);
+	holder_plus1 = charge_cpu(now);
 	if (!scxd_prev_is_queued(prev))
 		holder_plus1 = 0;
-	if (serve_wakers && serve_waker(now, holder_plus1, charged_plus1))
+	if (serve_wakers && serve_waker(now, holder_plus1))
 		return;
 	if (scxd_prev_is_queued(prev) && keep_prev(prev, now, false))
 		return;

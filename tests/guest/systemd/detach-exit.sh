@@ -297,7 +297,10 @@ else
 	$ticker -g $cg/fail-stall -c scxd-stall -i 50 -n 3 /run/t.stalltask &
 	stall_pid=$!
 	t0=$(now)
-	sleep 1
+	# its first tick, however slowly a loaded guest starts it; then it
+	# stalls for the watchdog's 2 s
+	wait_until '[ "$(counter /run/t.stalltask)" -ge 1 ] 2>/dev/null' 10
+	sleep 0.3
 	st_stalled=$(counter /run/t.stalltask)
 	if wait_until '[ ! -d "$stall_dir" ]' 30; then
 		t_exit=$(now)

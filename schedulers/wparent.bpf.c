@@ -68,9 +68,12 @@
  * tests/bench/isolation measures it: a lat child's wake-up latency
  * beside a fifo sibling saturating 4 vCPUs, against EEVDF's with
  * cpu.weight, and the same pair's 2:1 shares (tests/bench/README.md
- * has the figures). With the owed test on charges, four in five of the
- * lat child's kicked wake-ups ran on the CPU it kicked within 512 us
- * (before: one in three, the rest waiting for a sibling's slice).
+ * has the figures). With the owed test on charges, 72% of the lat
+ * child's kicked wake-ups beside spinners ran on the CPU it kicked
+ * within 512 us (before: 29-54%, most of the rest waiting for the
+ * sibling's slice to end), and its p99 and max were EEVDF's or better
+ * within the noise. The cost: beside a ping-pong sibling, every
+ * dispatch offers the lat child a turn first, mostly in vain.
  *
  * Trade-offs: PREEMPT implies ENQ, so a child may insert into any
  * CPU's local DSQ, preempting, and take the CPU without a turn of the

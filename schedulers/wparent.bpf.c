@@ -179,6 +179,7 @@ struct entity_info {
 	u64 pending;		/* charges not yet folded into the key */
 	u64 fair;		/* charged vtime, see serve_waker() */
 	u64 last_ok;		/* when it last put something on a CPU */
+	u64 last_turn;		/* how long its last charged turn lasted */
 	u32 weight;
 	u32 held;		/* CPUs whose turn it holds */
 	u32 misses;		/* consecutive turns with nothing to run */
@@ -336,6 +337,7 @@ static u64 charge_cpu(u64 now)
 		__sync_fetch_and_add(&info->pending, charge);
 		__sync_fetch_and_add(&info->fair, charge);
 		fair_advance(info->fair);
+		info->last_turn = now - cctx->since;
 		holds_one_less(info);
 	}
 	return id + 1;
@@ -381,6 +383,20 @@ static bool entity_dispatch(u64 id)
 static u64 waker_window(void)
 {
 	return slice_ns() << (idle_backoff_max & 15);
+}
+
+/*
+ * Did @info's last turn end well within a slice? A child that sleeps
+ * after short runs is what the wakers are for; one whose turns last
+ * whole slices is busy, and found idle only between CPUs (its task
+ * charged on one CPU while another looked), so it gets no turns before
+ * the tree: with 16 such children, some child was always owed against
+ * the holder and the tree, where our own tasks wait, was skipped for
+ * seconds.
+ */
+static bool short_turns(const struct entity_info *info)
+{
+	return info->last_turn < slice_ns() / 4;
 }
 
 /* Note child @id as one that may wake soon, see serve_waker(). */
@@ -468,7 +484,7 @@ __noinline int dispatch_one(u64 now, u64 holder_plus1)
 		 * 16 saturated children let in as wakers took a fifth of our
 		 * own tasks' share.
 		 */
-		if (id != SELF_ID && !info->held &&
+		if (id != SELF_ID && !info->held && short_turns(info) &&
 		    now - info->last_ok <= waker_window())
 			waker_add(id);
 		__sync_fetch_and_add(&stat_tree_misses, 1);
@@ -522,6 +538,8 @@ __noinline int serve_waker(u64 now, u64 holder_plus1, u64 charged_plus1)
 			__sync_val_compare_and_swap(&wakers[i], slot, 0);
 			continue;
 		}
+		if (!short_turns(info))
+			continue;
 		if (waker_slack_us)
 			ref = fair_now + scxd_scale_inv(waker_slack_us *
 							 SCXD_NSEC_PER_USEC,

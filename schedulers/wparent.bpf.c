@@ -50,7 +50,9 @@
  * waking task waited for one of the sibling's slices to end on some CPU
  * and then for the tree to come round to it. Two paths serve it now:
  *  - a child found idle, none of its tasks running, within
- *    2^@idle_backoff_max slices of its last turn is kept among up to 8
+ *    2^@idle_backoff_max slices of its last turn, whose last turn
+ *    ended within a quarter slice (it sleeps after short runs; a busy
+ *    child found idle between CPUs is not one), is kept among up to 8
  *    wakers, which a CPU asking us for work offers a turn before the
  *    tree while the child is owed CPU time: its charged virtual time
  *    before that of the entity it would take the CPU from. Those turns

@@ -73,9 +73,9 @@
  * has the figures). With the owed test on charges, 72% of the lat
  * child's kicked wake-ups beside spinners ran on the CPU it kicked
  * within 512 us (before: 29-54%, most of the rest waiting for the
- * sibling's slice to end), and its p99 was EEVDF's within the noise
- * (beside ping-pong below main's in two runs, beside spinners not
- * consistently). The cost: beside a ping-pong sibling, every
+ * sibling's slice to end); its p99 median was below the previous
+ * gate's in five of six comparisons (three runs, two neighbours), but
+ * parity with EEVDF's is not shown through this lab's noise. The cost: beside a ping-pong sibling, every
  * dispatch offers the lat child a turn first, mostly in vain.
  *
  * Trade-offs: PREEMPT implies ENQ, so a child may insert into any

@@ -56,7 +56,10 @@
  * Counters (stat_*): wake_hist, a log2 histogram in microseconds of the
  * delay from a task's wake-up to its running; turn_kicks, the kicks a
  * leaf made to ask its parent for a turn, and kicked_hist, wake_hist of
- * the wake-ups that kicked.
+ * the wake-ups that kicked; kicked_here_hist, those of them that ran on
+ * the CPU they kicked; kick_dispatch_hist, from a kick to our
+ * ops.dispatch() on the kicked CPU (its parent's answer), and
+ * kick_lost, kicks of a CPU whose previous kick got no such answer yet.
  */
 #include <scxd/common.bpf.h>
 
@@ -72,6 +75,18 @@ UEI_DEFINE(uei);
 u64 stat_wake_hist[SCXD_HIST_BUCKETS];
 u64 stat_turn_kicks;
 u64 stat_kicked_hist[SCXD_HIST_BUCKETS];
+u64 stat_kick_dispatch_hist[SCXD_HIST_BUCKETS];
+u64 stat_kicked_here_hist[SCXD_HIST_BUCKETS];
+u64 stat_kick_lost;
+
+#define MAX_KICK_CPUS	512
+/* when we last kicked a CPU for a turn, until our ops.dispatch() runs there */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_KICK_CPUS);
+	__type(key, u32);
+	__type(value, u64);
+} kicked_at SEC(".maps");
 
 #define LAT_DSQ 0
 
@@ -84,6 +99,7 @@ struct task_ctx {
 	u64 avg_burst;		/* EWMA of burst, 1/4 new */
 	u64 woke_at;		/* when it last became runnable; 0 once running */
 	bool kicked;		/* its wake-up kicked the parent for a turn */
+	s32 kick_cpu;		/* the CPU it kicked */
 };
 
 struct {
@@ -146,8 +162,9 @@ void BPF_STRUCT_OPS(lat_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	u64 credit = slice_ns();
-	u64 vtime;
+	u64 vtime, *at;
 	s32 cpu;
+	u32 key;
 
 	if (!tctx) {
 		scxd_dsq_insert(p, LAT_DSQ, slice_ns(), enq_flags);
@@ -167,6 +184,11 @@ void BPF_STRUCT_OPS(lat_enqueue, struct task_struct *p, u64 enq_flags)
 	    (cpu = turn_cpu(p, cpu)) >= 0) {
 		scxd_kick_cpu(cpu, SCX_KICK_PREEMPT);
 		tctx->kicked = true;
+		tctx->kick_cpu = cpu;
+		key = cpu;
+		at = bpf_map_lookup_elem(&kicked_at, &key);
+		if (at && __sync_lock_test_and_set(at, bpf_ktime_get_ns()))
+			__sync_fetch_and_add(&stat_kick_lost, 1);
 		__sync_fetch_and_add(&stat_turn_kicks, 1);
 	}
 
@@ -192,6 +214,12 @@ static void charge(struct task_struct *p, struct task_ctx *tctx, u64 now)
 void BPF_STRUCT_OPS(lat_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct task_ctx *tctx;
+	u32 key = scxd_this_cpu();
+	u64 *at, t;
+
+	at = bpf_map_lookup_elem(&kicked_at, &key);
+	if (at && (t = __sync_lock_test_and_set(at, 0)))
+		scxd_stat_hist(stat_kick_dispatch_hist, bpf_ktime_get_ns() - t);
 
 	if (scxd_prev_is_queued(prev) && (tctx = lookup_task_ctx(prev)) &&
 	    tctx->started_at) {
@@ -226,6 +254,9 @@ void BPF_STRUCT_OPS(lat_running, struct task_struct *p)
 		scxd_stat_hist(stat_wake_hist, tctx->started_at - tctx->woke_at);
 		if (tctx->kicked)
 			scxd_stat_hist(stat_kicked_hist,
+				       tctx->started_at - tctx->woke_at);
+		if (tctx->kicked && tctx->kick_cpu == scxd_this_cpu())
+			scxd_stat_hist(stat_kicked_here_hist,
 				       tctx->started_at - tctx->woke_at);
 		tctx->woke_at = 0;
 		tctx->kicked = false;

@@ -142,7 +142,10 @@ int status_json(struct daemon *d, json_t **ret)
 		      "kernel_events", (json_int_t)d->counters.kernel_events,
 		      "resyncs", (json_int_t)d->counters.resyncs,
 		      "safety_resyncs", (json_int_t)d->counters.safety_resyncs,
-		      "scoped_reconciles", (json_int_t)d->counters.scoped_reconciles);
+		      "scoped_reconciles", (json_int_t)d->counters.scoped_reconciles,
+		      "load_usec", (json_int_t)d->counters.load_usec,
+		      "enable_usec", (json_int_t)d->counters.enable_usec,
+		      "reconcile_usec", (json_int_t)d->counters.reconcile_usec);
 	if (!o)
 		return -ENOMEM;
 	*ret = o;

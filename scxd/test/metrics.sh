@@ -57,6 +57,9 @@ check "where attaching spends its time: load, enable and reconcile as _seconds_t
 			grep -q "^# TYPE scxd_${f}_seconds_total counter$" <<<"$1" &&
 			grep -Eq "^scxd_${f}_seconds_total [0-9]+\.[0-9]{6}$" <<<"$1" || exit 1
 		 done' _ "$m"
+check "and in scxdctl status --json's counters, in microseconds" \
+	bash -c 'js=$("$1" -S "$2" --json status) &&
+		 for k in load_usec enable_usec reconcile_usec; do grep -Eq "\"$k\": ?[0-9]+" <<<"$js" || exit 1; done' _ "$ctl" "$sock"
 check "web.scope: state attached, cgroup and scheduler as labels" \
 	grep -qx "scxd_scheduler_state{cgroup=\"$web\",scheduler=\"vtime\",state=\"attached\"} 1" <<<"$m"
 check "web.scope: rescues, denials by cap, the kernel's events by name, CPUs per cap" \

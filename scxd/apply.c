@@ -440,6 +440,7 @@ int apply_commit(const struct scxd_paths *paths, const struct sched_node *node, 
 	const char *prog_name;
 	struct pin_record rec;
 	struct bpf_link *link;
+	uint64_t start;
 	int r;
 
 	*reason = NULL;
@@ -448,7 +449,9 @@ int apply_commit(const struct scxd_paths *paths, const struct sched_node *node, 
 	if (r < 0)
 		return fail(r, reason, "cannot associate program %s of %s with its scheduler: %s",
 			    prog_name, node->scheduler, strerror(-r));
+	start = now_usec();
 	link = bpf_map__attach_struct_ops(o->st);
+	o->enable_usec = now_usec() - start;
 	if (!link)
 		return fail(-errno, reason, "kernel refused to attach %s: %s", node->scheduler,
 			    strerror(errno));

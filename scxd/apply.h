@@ -23,6 +23,7 @@ struct apply_object {
 	struct bpf_map *data;		/* .data, where uei lives; may be NULL */
 	char *ops_name;			/* sched_ext_ops.name */
 	size_t uei_offset;		/* SIZE_MAX if none */
+	uint64_t enable_usec;		/* apply_commit(): the kernel's attach, in µs */
 };
 
 /*

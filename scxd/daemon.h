@@ -64,6 +64,13 @@ struct counters {
 	unsigned reconciles, attaches, detaches, exits, parent_kills, attach_failures;
 	unsigned reloads, reloads_rejected, cgroup_events, kernel_events;
 	unsigned resyncs, safety_resyncs, scoped_reconciles;
+	/*
+	 * Where attaching goes, in CLOCK_MONOTONIC microseconds: opening and
+	 * loading objects (the kernel verifies them), the kernel enabling
+	 * them (the struct_ops link), and whole reconciles, which hold both
+	 * and scxd's own work (reading, planning, pinning, recording).
+	 */
+	uint64_t load_usec, enable_usec, reconcile_usec;
 };
 
 struct daemon {

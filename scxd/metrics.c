@@ -35,6 +35,17 @@ static const struct {
 	{ "scoped_reconciles", "scoped_reconciles", "Reconciles limited to the cgroups an event named." },
 };
 
+/* Counters of time, kept in µs (status.counters), written in seconds. */
+static const struct {
+	const char *key;	/* in status.counters */
+	const char *name;	/* scxd_<name>_seconds_total */
+	const char *help;
+} seconds[] = {
+	{ "load_usec", "attach_load", "Time spent opening and loading scheduler objects (the kernel verifies their programs)." },
+	{ "enable_usec", "attach_enable", "Time the kernel took to attach loaded schedulers (creating their struct_ops links)." },
+	{ "reconcile_usec", "reconcile", "Time spent in reconciles; less the two above, scxd's own work (reading, planning, pinning, recording)." },
+};
+
 /* s as a label value: \\, \" and \n escaped */
 static void put_label(FILE *f, const char *s)
 {
@@ -196,6 +207,13 @@ int metrics_format(const json_t *status, char **ret)
 			snprintf(name, sizeof(name), "scxd_%s_total", counters[i].name);
 			family(f, name, "counter", counters[i].help);
 			fprintf(f, "%s %" JSON_INTEGER_FORMAT "\n", name, num(c, counters[i].key));
+		}
+		for (size_t i = 0; i < ELEMENTSOF(seconds); i++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "scxd_%s_seconds_total", seconds[i].name);
+			family(f, name, "counter", seconds[i].help);
+			fprintf(f, "%s %.6f\n", name, (double)num(c, seconds[i].key) / 1e6);
 		}
 		write_nodes(f, nodes, labels);
 		if (fclose(f) != 0)

@@ -172,11 +172,12 @@ static int run_step(struct daemon *d, const struct plan_step *s, const struct cg
 	backoff_attached(d, n->cgroup);
 	d->counters.attaches++;
 	path_set_add(&d->known, n->cgroup, cgid);
+	d->counters.enable_usec += job->obj.enable_usec;
 	log_info(ABOUT(.cgroup = n->cgroup, .scheduler = n->scheduler,
 		       .file = d->policy_file, .message_id = SCXD_MESSAGE_ATTACHED),
-		 "%s: attached %s (%s, cgroup id %" PRIu64 "; loaded in %.2f s)",
+		 "%s: attached %s (%s, cgroup id %" PRIu64 "; loaded in %.2f s, enabled in %.3f s)",
 		 n->cgroup, n->scheduler, plan_reason_name(s->reason), cgid,
-		 job->load_usec / 1e6);
+		 job->load_usec / 1e6, job->obj.enable_usec / 1e6);
 	return 0;
 }
 
@@ -229,6 +230,8 @@ static size_t load_ahead(struct daemon *d, const struct plan *plan, size_t from,
 		job_of[i] = &jobs[k++];
 	}
 	apply_load_many(&d->paths, jobs, k, d->load_workers, watchdog_tick, d);
+	for (size_t i = 0; i < k; i++)
+		d->counters.load_usec += jobs[i].load_usec;
 	return k;
 }
 
@@ -347,7 +350,7 @@ static void known_update(struct daemon *d, const struct reconcile_scope *scope,
  * plan; print or apply it. A scoped reconcile whose plan reaches outside
  * its scope (an ancestor must change first) is done again in full.
  */
-int reconcile(struct daemon *d, bool dry_run)
+static int reconcile_once(struct daemon *d, bool dry_run)
 {
 	_cleanup_(scope_donep) struct reconcile_scope scope = d->pending;
 	_cleanup_(cgroup_list_donep) struct cgroup_list cgroups = {};
@@ -414,7 +417,7 @@ int reconcile(struct daemon *d, bool dry_run)
 		return log_error(r, ABOUT(.file = d->policy_file), "out of memory");
 	if (!scope.full && plan_leaves_scope(&plan, &scope)) {
 		scope_set_full(&d->pending);
-		return reconcile(d, dry_run);
+		return reconcile_once(d, dry_run);
 	}
 	if (scope.full)
 		report_blocked(d, &plan);
@@ -450,4 +453,15 @@ int reconcile(struct daemon *d, bool dry_run)
 	if (scope.full)
 		notify_status(d, &desired.tree, &plan, failed, n_failed);
 	return 0;
+}
+
+/* One reconcile, its time counted (counters.reconcile_usec) when it applies. */
+int reconcile(struct daemon *d, bool dry_run)
+{
+	uint64_t start = now_usec();
+	int r = reconcile_once(d, dry_run);
+
+	if (!dry_run)
+		d->counters.reconcile_usec += now_usec() - start;
+	return r;
 }

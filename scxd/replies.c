@@ -121,7 +121,7 @@ int status_json(struct daemon *d, json_t **ret)
 	for (size_t i = 0; i < a.n_strays; i++)
 		json_array_append_new(ignored, json_text(a.strays[i]));
 	o = json_pack("{s:i, s:{s:s, s:i, s:s, s:I, s:s, s:s, s:o*}, s:o, s:o, "
-			   "s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+			   "s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
 		      "schema", SCXD_STATUS_SCHEMA,
 		      "daemon", "version", SCXD_VERSION, "pid", (int)getpid(),
 		      "policy", d->policy_file, "policy_entries", (json_int_t)d->policy->n_entries,
@@ -142,7 +142,10 @@ int status_json(struct daemon *d, json_t **ret)
 		      "kernel_events", (json_int_t)d->counters.kernel_events,
 		      "resyncs", (json_int_t)d->counters.resyncs,
 		      "safety_resyncs", (json_int_t)d->counters.safety_resyncs,
-		      "scoped_reconciles", (json_int_t)d->counters.scoped_reconciles);
+		      "scoped_reconciles", (json_int_t)d->counters.scoped_reconciles,
+		      "load_usec", (json_int_t)d->counters.load_usec,
+		      "enable_usec", (json_int_t)d->counters.enable_usec,
+		      "reconcile_usec", (json_int_t)d->counters.reconcile_usec);
 	if (!o)
 		return -ENOMEM;
 	*ret = o;

@@ -52,6 +52,14 @@ echo "$m" | grep -v '^#' | head -12 | sed 's/^/# metrics: /'
 check "scxdctl metrics: exit 0, $(echo "$m" | grep -vc '^#') samples" [ $rc = 0 ]
 check "the daemon's counters as _total counters" \
 	bash -c 'grep -q "^# TYPE scxd_attaches_total counter$" <<<"$1" && grep -q "^scxd_reconciles_total [1-9]" <<<"$1"' _ "$m"
+check "where attaching spends its time: load, enable and reconcile as _seconds_total counters" \
+	bash -c 'for f in attach_load attach_enable reconcile; do
+			grep -q "^# TYPE scxd_${f}_seconds_total counter$" <<<"$1" &&
+			grep -Eq "^scxd_${f}_seconds_total [0-9]+\.[0-9]{6}$" <<<"$1" || exit 1
+		 done' _ "$m"
+check "and in scxdctl status --json's counters, in microseconds" \
+	bash -c 'js=$("$1" -S "$2" --json status) &&
+		 for k in load_usec enable_usec reconcile_usec; do grep -Eq "\"$k\": ?[0-9]+" <<<"$js" || exit 1; done' _ "$ctl" "$sock"
 check "web.scope: state attached, cgroup and scheduler as labels" \
 	grep -qx "scxd_scheduler_state{cgroup=\"$web\",scheduler=\"vtime\",state=\"attached\"} 1" <<<"$m"
 check "web.scope: rescues, denials by cap, the kernel's events by name, CPUs per cap" \

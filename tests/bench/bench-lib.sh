@@ -11,7 +11,9 @@
 # SCXD_BENCH_EXTRA_OBJS="a.bpf.o ..." adds scheduler objects built
 # elsewhere (a branch not merged yet) to the guest's /payload/schedulers,
 # where they replace the build's objects of the same name.
-# SCXD_MESON_BUILD names a meson build to use instead of building one.
+# SCXD_MESON_BUILD names a meson build to use instead of building one;
+# SCXD_BENCH_OUT the directory for the table, plot, output and console
+# (default $SCXD_CACHE/bench), so that checkouts can run side by side.
 # SCXD_ICOUNT: the guest's clock (qemu/run --icount): by default 3, every
 # instruction 8 ns of guest time, so that what the guest measures doesn't
 # move with the host's load; another shift, or "off" for the plain
@@ -225,7 +227,7 @@ bench_main() {
 	cp "$perf" "$payload/tools/perf"
 	cp /usr/bin/stress-ng "$payload/tools/stress-ng"
 
-	local dir=$bench_cache/bench
+	local dir=${SCXD_BENCH_OUT:-$bench_cache/bench}
 	mkdir -p "$dir"
 	local out=$dir/$bench_name.out log=$dir/$bench_name.console.log rc=0
 	local load0 cmd sampler

@@ -6,6 +6,33 @@
 # footprint. Prints figures, judges nothing.
 #
 #   sh scxd-attach-guest.sh [RUNS [BURST[,BURST...]]]
+#   sh scxd-attach-guest.sh split [ROUNDS [SIZES]]     where the attach goes
+#                                                     (scxd-attach-split.c)
+if [ "${1:-}" = split ]; then
+	rounds=${2:-6}
+	sizes=${3:-50,200}
+	objdir=$(dirname "$(find /usr/lib -name vtime.bpf.o -path '*scxd*' | head -1)")
+	i=0
+	while [ "$(systemctl is-active scxd.service)" != active ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+	pid=$(systemctl show -p MainPID --value scxd.service)
+	printf 'BENCH-KERNEL\t%s %s\n' "$(uname -r)" "$(uname -v)"
+	echo "bench: $(nproc) vCPUs; scxd pid $pid: $(tr '\0' ' ' </proc/"$pid"/cmdline)"
+	printf '{ "version": 1, "entries": [\n  { "cgroup": "/", "scheduler": "wparent" },\n  { "cgroup": "/bench/*", "scheduler": "vtime" } ] }\n' >/etc/scxd/policy.json
+	kill -HUP "$pid"
+	i=0
+	while [ "$(cat /sys/kernel/sched_ext/root/ops 2>/dev/null)" != scxd_wparent ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+	echo "bench: root $(cat /sys/kernel/sched_ext/root/ops); children: vtime ($objdir/vtime.bpf.o), by scxd in /bench, by sched-run in /rawbench"
+	set -- --dir /sys/fs/cgroup/bench --raw-dir /sys/fs/cgroup/rawbench --frozen /sys/fs/cgroup/bench-loaders \
+		-- sched-run -T -c {} "$objdir/vtime.bpf.o"
+	/payload/scxd-attach-split child --rounds "$rounds" --per-round 5 "$@"
+	/payload/scxd-attach-split burst --rounds "$rounds" --sizes "$sizes" "$@"
+	new=$(systemctl show -p MainPID --value scxd.service)
+	[ "$new" = "$pid" ] || echo "bench: scxd was restarted (pid $pid -> $new)"
+	echo "== scxd's warnings over the run, by kind"
+	journalctl -u scxd.service -p warning --no-pager -o cat |
+		sed -e 's|\(/[^/ :]*\)/[^ :]*|\1/*|g' -e 's/[0-9][0-9.]*/N/g' | sort | uniq -c | sort -rn | head -8
+	exit 0
+fi
 runs=${1:-20}
 burst=${2:-200}
 at=/payload/scxd-attach-time

@@ -9,10 +9,13 @@
  * a .data global "uei"), and fills a cid-form object's SCX_* values from
  * the running kernel's BTF as scxd does (scxd/kernel-api.c).
  *
- *   sched-run [-t NAME=VALUE]... [-c CGROUP_DIR] [-d SECONDS] OBJ.bpf.o
+ *   sched-run [-t NAME=VALUE]... [-c CGROUP_DIR] [-d SECONDS] [-T] OBJ.bpf.o
  *   sched-run -l OBJ.bpf.o          list tunables: name, type, default
  *
- * Prints "sched-run: OBJ: attached ..." once the struct_ops link exists,
+ * Prints "sched-run: OBJ: attached ..." once the struct_ops link exists
+ * (with -T, then "sched-run: OBJ: times: open A load B attach C ms": opening
+ * the object and setting its values, loading it, the kernel verifying
+ * it, and creating the struct_ops link, for tests/bench/scxd-attach),
  * then, when it is stopped (SIGINT/SIGTERM, -d elapsed) or the scheduler
  * exits by itself, one line
  *   sched-run: OBJ: exit kind=N (NAME) code=C reason="..." msg="..."
@@ -55,6 +58,7 @@ struct options {
 	unsigned int n_tunables;
 	double duration;
 	bool list;
+	bool times;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -531,8 +535,17 @@ static int set_kernel_enums(struct bpf_object *obj, const char *obj_path)
 	return r;
 }
 
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 static int run(const struct options *o)
 {
+	double t_open = mono_ms(), t_load, t_attach, t_done;
 	_cleanup_(close_objp) struct bpf_object *obj = NULL;
 	_cleanup_(destroy_linkp) struct bpf_link *link = NULL;
 	const struct uei_view *uei;
@@ -574,12 +587,15 @@ static int run(const struct options *o)
 		}
 	}
 
+	t_load = mono_ms();
 	r = bpf_object__load(obj);
 	if (r < 0) {
 		fprintf(stderr, "sched-run: %s: load failed: %s\n", o->obj_path, strerror(-r));
 		return 1;
 	}
+	t_attach = mono_ms();
 	link = bpf_map__attach_struct_ops(ops_map);
+	t_done = mono_ms();
 	if (!link) {
 		r = -errno;
 		fprintf(stderr, "sched-run: %s: attach failed: %s\n", o->obj_path, strerror(-r));
@@ -588,6 +604,9 @@ static int run(const struct options *o)
 	printf("sched-run: %s: attached %s%s\n", o->obj_path,
 	       o->cgroup_dir ? "on cgroup " : "as root",
 	       o->cgroup_dir ? o->cgroup_dir : "");
+	if (o->times)
+		printf("sched-run: %s: times: open %.3f load %.3f attach %.3f ms\n", o->obj_path,
+		       t_load - t_open, t_attach - t_load, t_done - t_attach);
 	fflush(stdout);
 
 	uei = find_uei(obj);
@@ -600,7 +619,7 @@ static int run(const struct options *o)
 
 static int usage(FILE *f)
 {
-	fputs("usage: sched-run [-t NAME=VALUE]... [-c CGROUP_DIR] [-d SECONDS] OBJ.bpf.o\n"
+	fputs("usage: sched-run [-t NAME=VALUE]... [-c CGROUP_DIR] [-d SECONDS] [-T] OBJ.bpf.o\n"
 	      "       sched-run -l OBJ.bpf.o\n", f);
 	return f == stderr ? 1 : 0;
 }
@@ -611,7 +630,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	int c;
 
-	while ((c = getopt(argc, argv, "t:c:d:lh")) != -1) {
+	while ((c = getopt(argc, argv, "t:c:d:lTh")) != -1) {
 		switch (c) {
 		case 't':
 			if (o.n_tunables == MAX_TUNABLES) {
@@ -628,6 +647,9 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			o.list = true;
+			break;
+		case 'T':
+			o.times = true;
 			break;
 		case 'h':
 			return usage(stdout);

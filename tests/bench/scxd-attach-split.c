@@ -131,19 +131,6 @@ static int scxd_counters_settled(double attaches, struct scxd_counters *c)
 	}
 }
 
-static unsigned long long cpu_ticks(pid_t pid)
-{
-	char path[64], stat[1024];
-	unsigned long long ut = 0, st = 0;
-	const char *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_line(path, stat, sizeof(stat)) < 0 || !(p = strrchr(stat, ')')))
-		return 0;
-	sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st);
-	return ut + st;
-}
-
 static pid_t scxd_pid(void)
 {
 	_cleanup_(pclosep) FILE *f = popen("systemctl show -p MainPID --value scxd.service", "r");
@@ -412,13 +399,6 @@ static int burst_bare(const struct options *o, unsigned int n, struct split *s)
 }
 
 /* ---- statistics and output ------------------------------------------------- */
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 struct quartiles {
 	double med, p25, p75;

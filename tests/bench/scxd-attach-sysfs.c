@@ -107,3 +107,23 @@ unsigned int count_subs(const uint64_t *want, unsigned int n, bool present)
 	}
 	return hits;
 }
+
+unsigned long long cpu_ticks(pid_t pid)
+{
+	char path[64], stat[1024];
+	unsigned long long ut = 0, st = 0;
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_line(path, stat, sizeof(stat)) < 0 || !(p = strrchr(stat, ')')))
+		return 0;
+	sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st);
+	return ut + st;
+}
+
+int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}

@@ -133,13 +133,6 @@ static void stop(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void summary(const char *what, double *v, unsigned int n)
 {
 	if (!n) {
@@ -256,19 +249,6 @@ static int bench_child(const struct options *o)
 	rmdir(o->dir);
 	summary(o->raw ? "child-attach raw" : "child-attach scxd", v, n);
 	return n == o->runs ? 0 : 1;
-}
-
-static unsigned long long cpu_ticks(pid_t pid)
-{
-	char path[64], stat[1024];
-	unsigned long long ut = 0, st = 0;
-	const char *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_line(path, stat, sizeof(stat)) < 0 || !(p = strrchr(stat, ')')))
-		return 0;
-	sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st);
-	return ut + st;
 }
 
 struct proc_figures {

@@ -203,30 +203,31 @@ static void loader_stop(struct loader_proc *p)
 	*p = (struct loader_proc){};
 }
 
-static int write_pid(const char *cgroup_dir, pid_t pid)
+/* write @value to @dir/@file */
+static int write_cgroup_file(const char *dir, const char *file, const char *value)
 {
 	char path[PATH_MAX];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup_dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	f = fopen(path, "we");
 	if (!f)
 		return -errno;
-	fprintf(f, "%d\n", pid);
+	fputs(value, f);
 	return fclose(f) == 0 ? 0 : -errno;
+}
+
+static int write_pid(const char *cgroup_dir, pid_t pid)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d\n", pid);
+	return write_cgroup_file(cgroup_dir, "cgroup.procs", buf);
 }
 
 static int write_freeze(const char *cgroup_dir, bool on)
 {
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/cgroup.freeze", cgroup_dir);
-	f = fopen(path, "we");
-	if (!f)
-		return -errno;
-	fputs(on ? "1\n" : "0\n", f);
-	return fclose(f) == 0 ? 0 : -errno;
+	return write_cgroup_file(cgroup_dir, "cgroup.freeze", on ? "1\n" : "0\n");
 }
 
 /* ---- cgroups --------------------------------------------------------------- */
